@@ -1,0 +1,160 @@
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { GraphQLError } from 'graphql';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import { DomainError, ERROR_STATUS } from './domain/errors.ts';
+import type { PriceSource } from './domain/prices.ts';
+import type { Registry } from './domain/registry/registry.ts';
+import type { StatsCache } from './domain/stats-cache.ts';
+import { documents } from './rest/documents.ts';
+import { envelope } from './rest/http.ts';
+import { restPlugin } from './rest/plugin.ts';
+import type { RunDocument } from './rest/routes.ts';
+import type { GraphQLContext } from './schema/context.ts';
+import { schema } from './schema/index.ts';
+
+export interface AppDeps {
+  config: Config;
+  db: Database;
+  registry: Registry;
+  prices: PriceSource;
+  statsCache: StatsCache;
+  logger: Logger;
+  /** The clock every rule reads; tests move it. */
+  now?: () => Date;
+  /** Extra readiness checks by dependency name (e.g. redis). */
+  readinessChecks?: Record<string, () => Promise<unknown>>;
+}
+
+export type App = YogaServerInstance<Record<string, never>, GraphQLContext>;
+
+export const GRAPHQL_ENDPOINT = '/graphql';
+
+/** The whole HTTP surface as one fetch-style handler: GraphQL at /graphql, REST everywhere else. */
+export function createApp(deps: AppDeps): App {
+  const now = deps.now ?? (() => new Date());
+  const context = (): GraphQLContext => ({
+    prisma: deps.db.prisma,
+    registry: deps.registry,
+    prices: deps.prices,
+    config: deps.config,
+    statsCache: deps.statsCache,
+    now,
+  });
+
+  const yoga: App = createYoga<Record<string, never>, GraphQLContext>({
+    schema,
+    context,
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
+    // Yoga answers any URL *ending* in its health path with an empty 200; ours is /health with
+    // the seed's `Online`, served by the REST plugin, so Yoga's is moved out of the way.
+    healthCheckEndpoint: `${GRAPHQL_ENDPOINT}/health`,
+    landingPage: false,
+    graphiql: { title: 'Order book GraphQL' },
+    // GraphiQL's assets come from the npm package, not a CDN: the machines have no internet.
+    renderGraphiQL,
+    logging: {
+      debug: (...args) => deps.logger.debug(args.map(String).join(' ')),
+      info: (...args) => deps.logger.info(args.map(String).join(' ')),
+      warn: (...args) => deps.logger.warn(args.map(String).join(' ')),
+      error: (...args) => deps.logger.error(args.map(String).join(' ')),
+    },
+    maskedErrors: { maskError: (error, message) => maskError(error, message, deps.logger) },
+    plugins: [
+      restPlugin({
+        graphqlEndpoint: GRAPHQL_ENDPOINT,
+        registry: deps.registry,
+        now,
+        run: (request) => runDocument(yoga, request),
+        health: () => new Response('Online', { headers: { 'content-type': 'text/plain; charset=utf-8' } }),
+        ready: () => readiness(deps),
+        onInternalError: (error, request) =>
+          deps.logger.error({ err: error, method: request.method, url: request.url }, 'unhandled error'),
+      }),
+    ],
+  });
+  return yoga;
+}
+
+/**
+ * Runs a fixed document through Yoga's own pipeline (plugins, masking) in-process, so REST and
+ * GraphQL share every resolver and rule.
+ */
+function runDocument(yoga: App, request: Request): RunDocument {
+  return async (name, variables) => {
+    const { execute, contextFactory, schema: enveloped } = yoga.getEnveloped({ request });
+    const contextValue = (await contextFactory()) as unknown as GraphQLContext;
+    const result = await execute({ schema: enveloped, document: documents[name], variableValues: variables, contextValue });
+    if (!('data' in result)) throw new Error('unexpected streamed result');
+    const [first] = result.errors ?? [];
+    if (first) throw asDomainError(first);
+    return { data: (result.data ?? {}) as Record<string, unknown>, cacheMaxAgeSecs: contextValue.cacheMaxAgeSecs };
+  };
+}
+
+function asDomainError(error: GraphQLError): DomainError {
+  if (error.originalError instanceof DomainError) return error.originalError;
+  const code = error.extensions?.code;
+  if (typeof code === 'string' && code !== 'INTERNAL' && code in ERROR_STATUS) {
+    return new DomainError(code as keyof typeof ERROR_STATUS, error.message);
+  }
+  return new DomainError('INTERNAL', 'internal server error');
+}
+
+/**
+ * Only domain errors reach clients with their message; GraphQL's own errors (syntax, validation)
+ * pass as they are; anything else is logged and masked.
+ */
+function maskError(error: unknown, message: string, logger: Logger): Error {
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  if (original instanceof DomainError) {
+    const gqlError = error instanceof GraphQLError ? error : undefined;
+    return new GraphQLError(original.message, {
+      nodes: gqlError?.nodes,
+      path: gqlError?.path,
+      extensions: { code: original.code },
+    });
+  }
+  if (error instanceof GraphQLError && !error.originalError) return error;
+  if (isDatabaseUnavailable(original)) {
+    return new GraphQLError('service unavailable: the database is unreachable, retry shortly', {
+      extensions: { code: 'UNAVAILABLE' },
+    });
+  }
+  logger.error({ err: original }, 'internal error in a resolver');
+  return new GraphQLError(message, { extensions: { code: 'INTERNAL' } });
+}
+
+function isDatabaseUnavailable(error: unknown): boolean {
+  const text = String((error as { code?: string })?.code ?? '') + String((error as Error)?.message ?? '');
+  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|P1001|P1017|P2024|DatabaseNotReachable|timeout exceeded when trying to connect|Connection terminated/i.test(
+    text,
+  );
+}
+
+async function readiness(deps: AppDeps): Promise<Response> {
+  const checks: Record<string, () => Promise<unknown>> = { database: () => deps.db.ping(), ...deps.readinessChecks };
+  const results = await Promise.all(
+    Object.entries(checks).map(async ([name, check]) => {
+      try {
+        await withTimeout(check(), 2_000);
+        return [name, 'ok'] as const;
+      } catch {
+        return [name, 'down'] as const;
+      }
+    }),
+  );
+  const down = results.filter(([, state]) => state === 'down').map(([name]) => name);
+  if (down.length > 0) return envelope(503, `not ready: ${down.join(', ')} unreachable`, { 'retry-after': '5' });
+  return envelope(200, Object.fromEntries(results));
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

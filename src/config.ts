@@ -1,0 +1,86 @@
+import { z } from 'zod';
+
+/** Thrown by loadConfig with every bad variable listed, one per line. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const optionalString = z
+  .string()
+  .trim()
+  .transform((s) => (s === '' ? undefined : s))
+  .optional();
+
+const seconds = (fallback: number) =>
+  z.coerce.number().int('must be a whole number of seconds').positive('must be positive').default(fallback);
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int('must be an integer').min(0).max(65535, 'must be a TCP port (0-65535)').default(4000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: optionalString.refine(
+    (url) => url === undefined || /^postgres(ql)?:\/\//.test(url),
+    'must be a postgres:// or postgresql:// URL (unset to use the embedded database)',
+  ),
+  DATA_DIR: z.string().min(1).default('./data'),
+  REDIS_URL: optionalString.refine(
+    (url) => url === undefined || /^rediss?:\/\//.test(url),
+    'must be a redis:// or rediss:// URL',
+  ),
+  API_KEYS: optionalString,
+  WATCHER_KEY: optionalString,
+  ASSETS_FILE: optionalString,
+  QUOTE_TTL_SECONDS: seconds(300),
+  ORDER_DEADLINE_SECONDS: seconds(3600),
+  STATS_CACHE_SECONDS: seconds(120),
+  SHUTDOWN_GRACE_SECONDS: seconds(10),
+});
+
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  logLevel: string;
+  /** PostgreSQL URL; undefined selects embedded PGlite in dataDir. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  redisUrl: string | undefined;
+  /** When non-empty, writes need `Authorization: Bearer <key>`. */
+  apiKeys: string[];
+  watcherKey: string | undefined;
+  assetsFile: string | undefined;
+  quoteTtlSeconds: number;
+  orderDeadlineSeconds: number;
+  statsCacheSeconds: number;
+  shutdownGraceSeconds: number;
+}
+
+/**
+ * Reads the configuration from an environment. Pure: no process.exit, no I/O, so tests call it
+ * with any object. Every bad variable is reported at once.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    env: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    logLevel: e.LOG_LEVEL,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    redisUrl: e.REDIS_URL,
+    apiKeys: (e.API_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean),
+    watcherKey: e.WATCHER_KEY,
+    assetsFile: e.ASSETS_FILE,
+    quoteTtlSeconds: e.QUOTE_TTL_SECONDS,
+    orderDeadlineSeconds: e.ORDER_DEADLINE_SECONDS,
+    statsCacheSeconds: e.STATS_CACHE_SECONDS,
+    shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+  };
+}

@@ -1,0 +1,124 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaClient } from '../generated/prisma/client.ts';
+import { applyMigrations, pendingMigrations, type MigrationTarget } from './migrate.ts';
+
+export type DatabaseKind = 'postgres' | 'pglite';
+
+export interface Database {
+  prisma: PrismaClient;
+  kind: DatabaseKind;
+  /** Cheap round trip for /ready. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface PostgresOptions {
+  url: string;
+  /** Apply pending migrations instead of refusing to start (tests, `npm run db:migrate`). */
+  migrate?: boolean;
+  poolSize?: number;
+  onPoolError?: (error: Error) => void;
+  /** Called with each SQL statement Prisma sends (tests count them to prove there is no N+1). */
+  onQuery?: (sql: string) => void;
+}
+
+/**
+ * PostgreSQL through a pg pool. Timeouts are explicit: pg waits forever by default, and a dead
+ * database must turn into a quick error, not a hung request.
+ */
+export async function openPostgres(options: PostgresOptions): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: 15_000,
+    idle_in_transaction_session_timeout: 30_000,
+  });
+  pool.on('error', (error) => options.onPoolError?.(error));
+
+  const client = await pool.connect();
+  try {
+    const target = pgTarget(client);
+    if (options.migrate) {
+      await applyMigrations(target);
+    } else {
+      const pending = await pendingMigrations(target);
+      if (pending.length > 0) {
+        throw new Error(
+          `database has ${pending.length} unapplied migration(s) (${pending.join(', ')}): run \`npm run db:migrate\``,
+        );
+      }
+    }
+  } finally {
+    client.release();
+  }
+
+  const prisma = newClient(new PrismaPg(pool), options.onQuery);
+  return {
+    prisma,
+    kind: 'postgres',
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    async close() {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * Embedded PostgreSQL (PGlite) on a data directory, or in memory when dataDir is undefined.
+ * It always migrates itself: a newcomer runs `npm start` and has a working database.
+ */
+export async function openPglite(dataDir: string | undefined, onQuery?: (sql: string) => void): Promise<Database> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const pglite = await PGlite.create(dataDir);
+  await applyMigrations(pgliteTarget(pglite));
+  const prisma = newClient(new PrismaPGlite(pglite), onQuery);
+  return {
+    prisma,
+    kind: 'pglite',
+    async ping() {
+      await pglite.query('SELECT 1');
+    },
+    async close() {
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+}
+
+function newClient(adapter: PrismaPg | PrismaPGlite, onQuery?: (sql: string) => void): PrismaClient {
+  if (!onQuery) return new PrismaClient({ adapter });
+  const prisma = new PrismaClient({ adapter, log: [{ level: 'query', emit: 'event' }] });
+  prisma.$on('query', (event) => onQuery(event.query));
+  return prisma;
+}
+
+export function pgTarget(client: pg.ClientBase): MigrationTarget {
+  return {
+    async exec(sql) {
+      await client.query(sql);
+    },
+    async query<T>(sql: string, params?: unknown[]) {
+      return (await client.query(sql, params)).rows as T[];
+    },
+  };
+}
+
+export function pgliteTarget(pglite: PGlite): MigrationTarget {
+  return {
+    async exec(sql) {
+      await pglite.exec(sql);
+    },
+    async query<T>(sql: string, params?: unknown[]) {
+      return (await pglite.query<T>(sql, params)).rows;
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import { badRequest } from './errors.ts';
+
+/**
+ * Amounts are strings of decimal digits in base units, 0 < amount < 2^256 (CONTRACT 2). They are
+ * checked as text before BigInt sees them, because BigInt is lenient ("" is 0n, " 1 " is 1n,
+ * "0x10" is 16n), and they never pass through a JS number.
+ */
+
+/** 2^256: one above the largest amount an EVM uint256 holds. */
+export const AMOUNT_LIMIT = 2n ** 256n;
+
+// 2^256 - 1 has 78 digits; a longer string is out of range without parsing it.
+const MAX_AMOUNT_DIGITS = AMOUNT_LIMIT.toString().length;
+const POSITIVE_INTEGER = /^[1-9][0-9]*$/;
+
+/** True for a canonical positive integer string (no sign, no leading zero), of any size. */
+export function isPositiveIntegerString(value: unknown): value is string {
+  return typeof value === 'string' && POSITIVE_INTEGER.test(value);
+}
+
+/** True for a valid amount: a canonical positive integer string below 2^256. */
+export function isAmountString(value: unknown): value is string {
+  return isPositiveIntegerString(value) && value.length <= MAX_AMOUNT_DIGITS && BigInt(value) < AMOUNT_LIMIT;
+}
+
+/** Parses an untrusted amount; a 400 naming the field and the rule otherwise. */
+export function parseAmount(value: unknown, field: string): bigint {
+  if (!isPositiveIntegerString(value)) throw badRequest(`${field} must be a positive integer string in base units`);
+  if (value.length > MAX_AMOUNT_DIGITS) throw badRequest(`${field} must be below 2^256`);
+  const amount = BigInt(value);
+  if (amount >= AMOUNT_LIMIT) throw badRequest(`${field} must be below 2^256`);
+  return amount;
+}
+
+const DECIMAL = /^(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
+
+/** A plain non-negative decimal string such as "64250.12" or "0.5": no sign, exponent or leading zero. */
+export function isDecimalString(value: unknown): value is string {
+  return typeof value === 'string' && DECIMAL.test(value);
+}
+
+/** The shortest spelling of a decimal string: "1.00" -> "1", "64210.40" -> "64210.4". */
+export function normalizeDecimal(value: string): string {
+  return value.includes('.') ? value.replace(/\.?0+$/, '') : value;
+}
+
+/** A decimal string that is above zero (a price). */
+export function isPositiveDecimalString(value: unknown): value is string {
+  return isDecimalString(value) && /[1-9]/.test(value);
+}

@@ -1,0 +1,13 @@
+import type { Config } from '../config.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { PriceSource } from './prices.ts';
+import type { Registry } from './registry/registry.ts';
+
+/** What the domain rules need from the outside world; tests pass their own clock. */
+export interface DomainDeps {
+  prisma: PrismaClient;
+  registry: Registry;
+  prices: PriceSource;
+  config: Pick<Config, 'quoteTtlSeconds' | 'orderDeadlineSeconds' | 'statsCacheSeconds'>;
+  now: () => Date;
+}

@@ -1,0 +1,87 @@
+import type { Prisma } from '../generated/prisma/client.ts';
+import { badRequest } from './errors.ts';
+import { requireAssetId, requireIntInRange, requireString, requireTimestamp } from './input.ts';
+import type { Registry } from './registry/registry.ts';
+import { ORDER_STATUSES, statusWhere, type OrderStatus } from './status.ts';
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+
+export interface Pagination {
+  page: number;
+  limit: number;
+}
+
+/** page >= 1 (default 1), limit 1..100 (default 20); numbers or decimal strings. */
+export function parsePagination(input: { page?: unknown; limit?: unknown }): Pagination {
+  return {
+    page: input.page == null ? 1 : requireIntInRange(input.page, 'page', 1, Number.MAX_SAFE_INTEGER),
+    limit: input.limit == null ? DEFAULT_LIMIT : requireIntInRange(input.limit, 'limit', 1, MAX_LIMIT),
+  };
+}
+
+export interface OrderFilterInput {
+  /** One status, a comma-separated list, or an array. */
+  status?: unknown;
+  sourceChain?: unknown;
+  destChain?: unknown;
+  /** Orders whose source or destination asset is this one. */
+  asset?: unknown;
+  /** created_at >= from */
+  from?: unknown;
+  /** created_at < to */
+  to?: unknown;
+}
+
+export function parseStatuses(value: unknown): OrderStatus[] {
+  const items = Array.isArray(value) ? value : String(value).split(',');
+  const statuses = items.map((item) => String(item).trim().toLowerCase());
+  for (const status of statuses) {
+    if (!(ORDER_STATUSES as readonly string[]).includes(status)) {
+      throw badRequest(`status must be one or more of ${ORDER_STATUSES.join(', ')} (comma-separated)`);
+    }
+  }
+  return [...new Set(statuses)] as OrderStatus[];
+}
+
+function listedChain(registry: Registry, value: unknown, field: string): string {
+  const chain = requireString(value, field, 64).toLowerCase();
+  if (!registry.chain(chain)) throw badRequest(`${field} must be a listed chain id (see GET /chains)`);
+  return chain;
+}
+
+/** Filters of GET /orders and `orders(filter:)`; an unknown value is a 400, never an empty page. */
+export function orderFilterWhere(registry: Registry, filter: OrderFilterInput, now: Date): Prisma.OrderWhereInput {
+  const and: Prisma.OrderWhereInput[] = [];
+  if (filter.status != null) {
+    and.push({ OR: parseStatuses(filter.status).map((status) => statusWhere(status, now)) });
+  }
+  if (filter.sourceChain != null) and.push({ sourceChain: listedChain(registry, filter.sourceChain, 'source_chain') });
+  if (filter.destChain != null) and.push({ destChain: listedChain(registry, filter.destChain, 'dest_chain') });
+  if (filter.asset != null) {
+    const asset = requireAssetId(filter.asset, 'asset');
+    if (!registry.asset(asset)) throw badRequest('asset must be a listed asset id (see GET /assets)');
+    and.push({ OR: [{ sourceAsset: asset }, { destAsset: asset }] });
+  }
+  const from = filter.from == null ? undefined : asDate(filter.from, 'from');
+  const to = filter.to == null ? undefined : asDate(filter.to, 'to');
+  if (from && to && from > to) throw badRequest('from must not be later than to');
+  if (from || to) and.push({ createdAt: { gte: from, lt: to } });
+  return and.length === 0 ? {} : { AND: and };
+}
+
+function asDate(value: unknown, field: string): Date {
+  return value instanceof Date ? value : requireTimestamp(value, field);
+}
+
+/** Newest first, order_id as the tie-break, so pages are stable. */
+export const NEWEST_FIRST: Prisma.OrderOrderByWithRelationInput[] = [{ createdAt: 'desc' }, { id: 'desc' }];
+
+export function pageInfo(pagination: Pagination, total: number) {
+  return {
+    page: pagination.page,
+    limit: pagination.limit,
+    total,
+    totalPages: Math.ceil(total / pagination.limit),
+  };
+}

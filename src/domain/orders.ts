@@ -1,0 +1,285 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Prisma, type Quote } from '../generated/prisma/client.ts';
+import { assertAddress } from './addresses.ts';
+import { parseAmount } from './amounts.ts';
+import type { DomainDeps } from './deps.ts';
+import { DomainError, conflict, notFound } from './errors.ts';
+import { requireAssetId, requireHex32, requireObject, requireString, toSeconds } from './input.ts';
+import { usdValue } from './prices.ts';
+import { resolvePair, type ListedPair } from './quotes.ts';
+import type { Registry } from './registry/registry.ts';
+
+/** A create-order request after shape checks, in canonical form (seed 2.4). */
+export interface CreateOrderRequest {
+  userId: string;
+  quoteId: string;
+  source: OrderLeg;
+  destination: OrderLeg;
+  commitmentHash: string;
+}
+
+interface OrderLeg {
+  asset: string;
+  recipient: string;
+  amount: bigint;
+}
+
+/**
+ * Shape and formats (400), each with its own message. Recipients are checked against the chain of
+ * their asset when the registry knows it; an unlisted asset is the registry's 422, reported after
+ * the quote checks like every other mismatch.
+ */
+export function parseCreateOrderRequest(registry: Registry, body: unknown): CreateOrderRequest {
+  const input = requireObject(body, 'body');
+  const userId = requireString(input.user_id, 'user_id', 128);
+  const quoteId = requireString(input.quote_id, 'quote_id', 128);
+  const source = parseLeg(registry, input.source, 'source');
+  const destination = parseLeg(registry, input.destination, 'destination');
+  const commitmentHash = requireHex32(input.commitment_hash, 'commitment_hash');
+  return { userId, quoteId, source, destination, commitmentHash };
+}
+
+function parseLeg(registry: Registry, value: unknown, field: string): OrderLeg {
+  const leg = requireObject(value, field);
+  const asset = requireAssetId(leg.asset, `${field}.asset`);
+  let recipient = requireString(leg.recipient, `${field}.recipient`, 128);
+  const chain = registry.chain(registry.asset(asset)?.chain ?? '');
+  if (chain) recipient = assertAddress(chain, recipient, `${field}.recipient`);
+  const amount = parseAmount(leg.amount, `${field}.amount`);
+  return { asset, recipient, amount };
+}
+
+/** Fingerprint of a request, to tell an exact replay (200, same order) from a different one (409). */
+export function requestFingerprint(request: CreateOrderRequest): string {
+  const canonical = JSON.stringify([
+    request.userId,
+    request.quoteId,
+    [request.source.asset, request.source.recipient, request.source.amount.toString()],
+    [request.destination.asset, request.destination.recipient, request.destination.amount.toString()],
+    request.commitmentHash,
+  ]);
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+/**
+ * The escrow id of one intent, computable by a chain watcher from the escrow's own parameters:
+ * sha256 over a canonical JSON array of them, as 64 lowercase hex characters.
+ */
+export function deriveSwapId(intent: {
+  chain: string;
+  tokenAddress: string;
+  creator: string;
+  recipient: string;
+  amount: bigint;
+  commitmentHash: string;
+  cancelAfter: bigint;
+}): string {
+  const canonical = JSON.stringify([
+    intent.chain,
+    intent.tokenAddress.toLowerCase(),
+    intent.creator.toLowerCase(),
+    intent.recipient.toLowerCase(),
+    intent.amount.toString(),
+    intent.commitmentHash,
+    intent.cancelAfter.toString(),
+  ]);
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+export interface CreatedOrder {
+  orderId: string;
+  /** True when this was an exact replay of the request that consumed the quote. */
+  replayed: boolean;
+}
+
+/**
+ * Creates an order from a quote, consuming the quote exactly once (CONTRACT 4.1).
+ * Order of checks: shape (400), quote (404, 410, 409), match (422).
+ */
+export async function createOrder(deps: DomainDeps, body: unknown): Promise<CreatedOrder> {
+  const request = parseCreateOrderRequest(deps.registry, body);
+  const fingerprint = requestFingerprint(request);
+  // A lost race for the quote surfaces as a unique violation or an unconsumable quote; the second
+  // pass then sees the winner's order and answers as a replay or a 409.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await deps.prisma.$transaction((tx) => createOrderOnce(deps, tx, request, fingerprint));
+    } catch (error) {
+      if (attempt === 0 && error instanceof LostQuoteRace) continue;
+      if (attempt === 0 && isUniqueViolation(error, 'quote_id')) continue;
+      if (isUniqueViolation(error, 'commitment_hash')) throw commitmentReused();
+      throw error;
+    }
+  }
+}
+
+class LostQuoteRace extends Error {}
+
+const commitmentReused = () => conflict('commitment_hash is already used by another order: use a fresh secret');
+
+async function createOrderOnce(
+  deps: DomainDeps,
+  tx: Prisma.TransactionClient,
+  request: CreateOrderRequest,
+  fingerprint: string,
+): Promise<CreatedOrder> {
+  const quote = await tx.quote.findUnique({ where: { id: request.quoteId } });
+  if (!quote) throw notFound(`quote_id ${request.quoteId} does not name a quote`);
+  if (quote.consumedBy) {
+    const existing = await tx.order.findUnique({ where: { id: quote.consumedBy }, select: { requestHash: true } });
+    if (existing?.requestHash === fingerprint) return { orderId: quote.consumedBy, replayed: true };
+    throw new DomainError('QUOTE_CONSUMED', `quote_id ${request.quoteId} was already used by a different order request`);
+  }
+  const now = toSeconds(deps.now());
+  if (quote.expiresAt <= now) {
+    throw new DomainError('QUOTE_EXPIRED', `quote_id ${request.quoteId} expired at ${quote.expiresAt.toISOString()}`);
+  }
+  const pair = matchQuote(deps, request, quote);
+  if (await tx.order.findUnique({ where: { commitmentHash: request.commitmentHash }, select: { id: true } })) {
+    throw commitmentReused();
+  }
+
+  const orderId = randomBytes(32).toString('hex');
+  // Row lock on the quote: of concurrent consumers exactly one updates it, the rest see 0 rows.
+  const consumed = await tx.quote.updateMany({
+    where: { id: quote.id, consumedBy: null },
+    data: { consumedBy: orderId },
+  });
+  if (consumed.count !== 1) throw new LostQuoteRace();
+
+  await tx.order.create({ data: buildOrder(deps, request, quote, pair, orderId, fingerprint, now) });
+  return { orderId, replayed: false };
+}
+
+/** The request must be the quote's own pair and amounts (422). */
+function matchQuote(deps: DomainDeps, request: CreateOrderRequest, quote: Quote): ListedPair {
+  if (request.source.asset !== quote.sourceAsset) {
+    throw new DomainError('QUOTE_MISMATCH', `source.asset must be the quote's source asset ${quote.sourceAsset}`);
+  }
+  if (request.destination.asset !== quote.destAsset) {
+    throw new DomainError('QUOTE_MISMATCH', `destination.asset must be the quote's destination asset ${quote.destAsset}`);
+  }
+  const quotedSource = quote.sourceAmount.toFixed();
+  if (request.source.amount.toString() !== quotedSource) {
+    throw new DomainError('QUOTE_MISMATCH', `source.amount must equal the quoted amount ${quotedSource}`);
+  }
+  const quotedDest = quote.destAmount.toFixed();
+  if (request.destination.amount.toString() !== quotedDest) {
+    throw new DomainError('QUOTE_MISMATCH', `destination.amount must equal the quoted amount ${quotedDest}`);
+  }
+  return resolvePair(deps, quote.sourceAsset, quote.destAsset);
+}
+
+function buildOrder(
+  deps: DomainDeps,
+  request: CreateOrderRequest,
+  quote: Quote,
+  pair: ListedPair,
+  orderId: string,
+  fingerprint: string,
+  now: Date,
+): Prisma.OrderCreateInput {
+  const nowSecs = BigInt(now.getTime() / 1000);
+  const sourceCancelAfter = nowSecs + BigInt(pair.sourceChain.source_timelock_secs);
+  const destCancelAfter = nowSecs + BigInt(pair.destChain.destination_timelock_secs);
+  if (destCancelAfter >= sourceCancelAfter) {
+    // The solver must be able to refund before the user can: otherwise the user could take both sides.
+    throw new Error(`registry timelocks for ${pair.sourceChain.id} -> ${pair.destChain.id} are unsafe`);
+  }
+  const solver = quote.solver as Record<string, string>;
+  const sourceSolver = solver[pair.sourceChain.id];
+  const destSolver = solver[pair.destChain.id];
+  if (!sourceSolver || !destSolver) throw new Error(`quote ${quote.id} has no solver for its chains`);
+
+  const sourceIntent = intentData('source', pair.sourceChain.id, pair.sourceAsset, {
+    creator: request.source.recipient,
+    recipient: sourceSolver,
+    amount: request.source.amount,
+    commitmentHash: request.commitmentHash,
+    cancelAfter: sourceCancelAfter,
+    registryAddress: pair.sourceChain.registry_address,
+    now,
+  });
+  const destinationIntent = intentData('destination', pair.destChain.id, pair.destAsset, {
+    creator: destSolver,
+    recipient: request.destination.recipient,
+    amount: request.destination.amount,
+    commitmentHash: request.commitmentHash,
+    cancelAfter: destCancelAfter,
+    registryAddress: pair.destChain.registry_address,
+    now,
+  });
+  return {
+    id: orderId,
+    userId: request.userId,
+    quoteId: quote.id,
+    sourceTokenPrice: quote.sourceTokenPrice,
+    destTokenPrice: quote.destTokenPrice,
+    feeBips: quote.feeBips,
+    commitmentHash: request.commitmentHash,
+    requestHash: fingerprint,
+    deadlineAt: new Date(now.getTime() + deps.config.orderDeadlineSeconds * 1000),
+    destExpiresAt: new Date(Number(destCancelAfter) * 1000),
+    sourceChain: pair.sourceChain.id,
+    destChain: pair.destChain.id,
+    sourceAsset: pair.sourceAsset.id,
+    destAsset: pair.destAsset.id,
+    volumeUsd: usdValue(request.source.amount, pair.sourceAsset.decimals, quote.sourceTokenPrice.toFixed()),
+    sourceIntent: { create: sourceIntent },
+    destinationIntent: { create: destinationIntent },
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+function intentData(
+  side: 'source' | 'destination',
+  chain: string,
+  asset: { id: string; token_address: string },
+  fields: {
+    creator: string;
+    recipient: string;
+    amount: bigint;
+    commitmentHash: string;
+    cancelAfter: bigint;
+    registryAddress: string | null;
+    now: Date;
+  },
+): Prisma.IntentCreateInput {
+  const swapId = deriveSwapId({ chain, tokenAddress: asset.token_address, ...fields });
+  return {
+    swapId,
+    side,
+    chain,
+    asset: asset.id,
+    tokenAddress: asset.token_address,
+    creator: fields.creator,
+    recipient: fields.recipient,
+    amount: fields.amount.toString(),
+    commitmentHash: fields.commitmentHash,
+    cancelAfter: fields.cancelAfter,
+    registryAddress: fields.registryAddress,
+    createdAt: fields.now,
+    updatedAt: fields.now,
+  };
+}
+
+function isUniqueViolation(error: unknown, column: string): boolean {
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError) || error.code !== 'P2002') return false;
+  // Driver adapters report the constraint's fields in meta.driverAdapterError; fall back to the message.
+  return JSON.stringify(error.meta ?? {}).includes(column) || error.message.includes(column);
+}
+
+const ORDER_ID = /^[0-9a-f]{64}$/;
+
+/** An id that cannot exist is simply not found (CONTRACT 4.1). */
+export function orderIdOrNotFound(orderId: string): string {
+  const id = orderId.toLowerCase();
+  if (!ORDER_ID.test(id)) throw notFound(`order ${orderId} not found`);
+  return id;
+}
+
+export function assertFound<T>(order: T | null, orderId: string): T {
+  if (!order) throw notFound(`order ${orderId} not found`);
+  return order;
+}

@@ -1,0 +1,100 @@
+import { Prisma, type Stage } from '../generated/prisma/client.ts';
+
+/**
+ * The order status machine (CONTRACT 4.3), in one place.
+ *
+ * A status has two parts: the stage, which follows from on-chain facts alone and is stored on the
+ * order whenever an event changes them, and the clock, which turns a stage into `expired` or
+ * `refunding` once a deadline passes. The clock part exists here three times over, as a function,
+ * as a Prisma filter and as SQL for the statistics; test/status.test.ts checks they agree.
+ */
+
+export const ORDER_STATUSES = [
+  'pending',
+  'source_created',
+  'destination_created',
+  'destination_claimed',
+  'completed',
+  'refunding',
+  'cancelled',
+  'expired',
+] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export type StatusBucket = 'completed' | 'in_progress' | 'cancelled';
+
+export const STATUS_BUCKET: Record<OrderStatus, StatusBucket> = {
+  pending: 'in_progress',
+  source_created: 'in_progress',
+  destination_created: 'in_progress',
+  destination_claimed: 'completed',
+  completed: 'completed',
+  refunding: 'in_progress',
+  cancelled: 'cancelled',
+  expired: 'cancelled',
+};
+
+export interface EscrowFacts {
+  created: boolean;
+  claimed: boolean;
+  cancelled: boolean;
+}
+
+/** The stage from on-chain facts only; precedence follows the contract's table. */
+export function deriveStage(source: EscrowFacts, destination: EscrowFacts): Stage {
+  // A source cancel after the user already claimed the destination still completed the swap for the user.
+  if (source.cancelled) return destination.claimed ? 'completed' : 'cancelled';
+  // A source claim reveals the secret publicly, so the user can always claim: the swap is done.
+  if (source.claimed) return 'completed';
+  if (destination.claimed) return 'destination_claimed';
+  if (!source.created) return 'pending';
+  if (destination.cancelled) return 'refunding';
+  return destination.created ? 'destination_created' : 'source_created';
+}
+
+export interface ClockInputs {
+  stage: Stage;
+  /** No source escrow by then: expired. */
+  deadlineAt: Date;
+  /** The destination's cancel_after: past it, an unclaimed destination can no longer be trusted. */
+  destExpiresAt: Date;
+}
+
+/** Stages the clock can overtake while the destination is still unclaimed. */
+const AWAITING_DESTINATION: readonly Stage[] = ['source_created', 'destination_created'];
+
+export function statusAt(order: ClockInputs, now: Date): OrderStatus {
+  if (order.stage === 'pending') return now >= order.deadlineAt ? 'expired' : 'pending';
+  if (AWAITING_DESTINATION.includes(order.stage) && now >= order.destExpiresAt) return 'refunding';
+  return order.stage;
+}
+
+/** The same rule as a Prisma filter, for listing by status. */
+export function statusWhere(status: OrderStatus, now: Date): Prisma.OrderWhereInput {
+  switch (status) {
+    case 'pending':
+      return { stage: 'pending', deadlineAt: { gt: now } };
+    case 'expired':
+      return { stage: 'pending', deadlineAt: { lte: now } };
+    case 'source_created':
+    case 'destination_created':
+      return { stage: status, destExpiresAt: { gt: now } };
+    case 'refunding':
+      return {
+        OR: [{ stage: 'refunding' }, { stage: { in: [...AWAITING_DESTINATION] }, destExpiresAt: { lte: now } }],
+      };
+    default:
+      return { stage: status };
+  }
+}
+
+/**
+ * SQL predicates for the statistics buckets over table `orders`. In-progress is the rest, so the
+ * three always add up to the total.
+ */
+export function bucketSql(now: Date): { completed: Prisma.Sql; cancelled: Prisma.Sql } {
+  return {
+    completed: Prisma.sql`stage IN ('destination_claimed', 'completed')`,
+    cancelled: Prisma.sql`(stage = 'cancelled' OR (stage = 'pending' AND deadline_at <= ${now}))`,
+  };
+}

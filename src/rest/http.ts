@@ -1,0 +1,59 @@
+import { DomainError, ERROR_STATUS, type ErrorCode } from '../domain/errors.ts';
+
+/** The seed's envelope; every REST answer but /health uses it, errors included. */
+export function envelope(status: number, result: unknown, headers: Record<string, string> = {}): Response {
+  const ok = status < 400;
+  return new Response(JSON.stringify({ status: ok ? 'Success' : 'Error', result }), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  });
+}
+
+export function errorEnvelope(error: DomainError, headers: Record<string, string> = {}): Response {
+  return envelope(error.httpStatus, error.message, headers);
+}
+
+export function statusOfCode(code: unknown): number {
+  return typeof code === 'string' && code in ERROR_STATUS ? ERROR_STATUS[code as ErrorCode] : 500;
+}
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * Reads a JSON body with the checks every write endpoint shares: media type (415), size (413, also
+ * for chunked bodies without Content-Length), and syntax (400).
+ */
+export async function readJsonBody(request: Request): Promise<unknown> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+  }
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const text = await readLimited(request, MAX_BODY_BYTES);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new DomainError('BAD_REQUEST', 'body must be valid JSON');
+  }
+}
+
+const tooLarge = () => new DomainError('PAYLOAD_TOO_LARGE', `body must be at most ${MAX_BODY_BYTES} bytes`);
+
+async function readLimited(request: Request, limit: number): Promise<string> {
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+}

@@ -1,0 +1,73 @@
+import type { Plugin } from 'graphql-yoga';
+import { DomainError } from '../domain/errors.ts';
+import type { Registry } from '../domain/registry/registry.ts';
+import { envelope, errorEnvelope, readJsonBody } from './http.ts';
+import { matchPath, routes, type RunDocument } from './routes.ts';
+
+export interface RestOptions {
+  graphqlEndpoint: string;
+  registry: Registry;
+  now: () => Date;
+  run: (request: Request) => RunDocument;
+  /** Plain-text liveness (seed 4.5) and readiness (which dependency is down). */
+  health: () => Response;
+  ready: () => Promise<Response>;
+  onInternalError: (error: unknown, request: Request) => void;
+}
+
+/**
+ * Answers every path but the GraphQL endpoint: the seed's REST paths, health, and the envelope for
+ * unknown paths (404) and wrong methods (405 with Allow).
+ */
+export function restPlugin(options: RestOptions): Plugin {
+  return {
+    async onRequest({ request, url, endResponse }) {
+      if (url.pathname === options.graphqlEndpoint) return;
+      endResponse(await handle(options, request, url));
+    },
+  };
+}
+
+async function handle(options: RestOptions, request: Request, url: URL): Promise<Response> {
+  try {
+    if (url.pathname === '/health') return allowOnly(request, ['GET'], options.health);
+    if (url.pathname === '/ready') return await allowOnlyAsync(request, ['GET'], options.ready);
+
+    const matching = routes
+      .map((route) => ({ route, params: matchPath(route.path, url.pathname) }))
+      .filter((m) => m.params !== undefined);
+    if (matching.length === 0) throw new DomainError('NOT_FOUND', `no such path: ${request.method} ${url.pathname}`);
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    const match = matching.find((m) => m.route.method === method);
+    if (!match) {
+      const allow = [...new Set(matching.map((m) => m.route.method))].join(', ');
+      return envelope(405, `method ${request.method} is not allowed on ${url.pathname}; use ${allow}`, { allow });
+    }
+    const body = match.route.body ? await readJsonBody(request) : undefined;
+    const result = await match.route.handle(
+      { params: match.params!, query: url.searchParams, body, registry: options.registry, now: options.now() },
+      options.run(request),
+    );
+    return envelope(result.status, result.result, result.headers);
+  } catch (error) {
+    if (error instanceof DomainError) return errorEnvelope(error, retryAfter(error));
+    options.onInternalError(error, request);
+    return envelope(500, 'internal server error');
+  }
+}
+
+function retryAfter(error: DomainError): Record<string, string> {
+  return error.code === 'UNAVAILABLE' ? { 'retry-after': '5' } : {};
+}
+
+function allowOnly(request: Request, methods: string[], respond: () => Response): Response {
+  if (methods.includes(request.method) || (request.method === 'HEAD' && methods.includes('GET'))) return respond();
+  return envelope(405, `method ${request.method} is not allowed; use ${methods.join(', ')}`, {
+    allow: methods.join(', '),
+  });
+}
+
+async function allowOnlyAsync(request: Request, methods: string[], respond: () => Promise<Response>) {
+  if (methods.includes(request.method) || request.method === 'HEAD') return respond();
+  return allowOnly(request, methods, () => new Response());
+}

@@ -1,0 +1,199 @@
+import { parseCreateOrderRequest } from '../domain/orders.ts';
+import { orderFilterWhere, parsePagination, parseStatuses } from '../domain/order-list.ts';
+import { parseQuoteRequest } from '../domain/quotes.ts';
+import type { Registry } from '../domain/registry/registry.ts';
+import type { DocumentName } from './documents.ts';
+
+/**
+ * The REST compatibility layer: each route turns a request into the variables of one fixed GraphQL
+ * document and picks its answer out of the result. Inputs are checked first with the same domain
+ * parsers the resolvers use, so a bad field gets its contract message, not a GraphQL coercion error.
+ */
+
+export interface RouteInput {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: unknown;
+  registry: Registry;
+  now: Date;
+}
+
+export interface RouteResult {
+  status: number;
+  result: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Runs a fixed document and returns its data; a GraphQL error is thrown as a DomainError. */
+export type RunDocument = (
+  name: DocumentName,
+  variables: Record<string, unknown>,
+) => Promise<{ data: Record<string, unknown>; cacheMaxAgeSecs?: number }>;
+
+export interface Route {
+  method: 'GET' | 'POST';
+  path: string;
+  /** True when the handler needs the parsed JSON body. */
+  body?: boolean;
+  handle(input: RouteInput, run: RunDocument): Promise<RouteResult>;
+}
+
+const ok = (result: unknown, status = 200): RouteResult => ({ status, result });
+
+/** REST query parameters (snake_case) to the GraphQL OrderFilter; validated by the domain first. */
+function orderFilter(input: RouteInput) {
+  const q = input.query;
+  const raw = {
+    status: q.get('status') ?? undefined,
+    sourceChain: q.get('source_chain') ?? undefined,
+    destChain: q.get('dest_chain') ?? undefined,
+    asset: q.get('asset') ?? undefined,
+    from: q.get('from') ?? undefined,
+    to: q.get('to') ?? undefined,
+  };
+  orderFilterWhere(input.registry, raw, input.now);
+  return {
+    status: raw.status === undefined ? undefined : parseStatuses(raw.status).map((s) => s.toUpperCase()),
+    sourceChain: raw.sourceChain,
+    destChain: raw.destChain,
+    asset: raw.asset,
+    from: raw.from,
+    to: raw.to,
+  };
+}
+
+function pagination(query: URLSearchParams) {
+  return parsePagination({ page: query.get('page') ?? undefined, limit: query.get('limit') ?? undefined });
+}
+
+/** GraphQL enum values are UPPER_CASE; REST speaks the contract's lowercase statuses. */
+function restOrder(order: unknown): unknown {
+  const o = order as { status?: string } | null;
+  return o && typeof o.status === 'string' ? { ...o, status: o.status.toLowerCase() } : o;
+}
+
+function restPage(page: unknown): unknown {
+  const p = page as { data: unknown[] };
+  return { ...p, data: p.data.map(restOrder) };
+}
+
+export const routes: Route[] = [
+  {
+    method: 'POST',
+    path: '/orders',
+    body: true,
+    async handle(input, run) {
+      const request = parseCreateOrderRequest(input.registry, input.body);
+      const leg = (l: typeof request.source) => ({ asset: l.asset, recipient: l.recipient, amount: l.amount.toString() });
+      const { data } = await run('createOrder', {
+        input: {
+          userId: request.userId,
+          quoteId: request.quoteId,
+          source: leg(request.source),
+          destination: leg(request.destination),
+          commitmentHash: request.commitmentHash,
+        },
+      });
+      const created = data.createOrder as { replayed: boolean; order: unknown };
+      // An exact replay answers 200 with the same order; a first creation 201 (CONTRACT 2).
+      return ok(restOrder(created.order), created.replayed ? 200 : 201);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/orders',
+    async handle(input, run) {
+      const { data } = await run('orders', { ...pagination(input.query), filter: orderFilter(input) });
+      return ok(restPage(data.orders));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/orders/user/:userId',
+    async handle(input, run) {
+      const { data } = await run('ordersByUser', { userId: input.params.userId, ...pagination(input.query) });
+      return ok(restPage(data.ordersByUser));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/orders/:orderId',
+    async handle(input, run) {
+      const { data } = await run('order', { orderId: input.params.orderId });
+      return ok(restOrder(data.order));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/stats',
+    async handle(_input, run) {
+      const { data, cacheMaxAgeSecs } = await run('stats', {});
+      return {
+        status: 200,
+        result: data.stats,
+        headers: { 'cache-control': `public, max-age=${cacheMaxAgeSecs ?? 0}` },
+      };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/quotes',
+    body: true,
+    async handle(input, run) {
+      const request = parseQuoteRequest(input.body);
+      const { data } = await run('createQuote', {
+        input: {
+          source: { asset: request.sourceAsset, amount: request.sourceAmount.toString() },
+          destination: { asset: request.destAsset },
+        },
+      });
+      return ok(data.createQuote, 201);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/quotes/:quoteId',
+    async handle(input, run) {
+      const { data } = await run('quote', { quoteId: input.params.quoteId });
+      return ok(data.quote);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/assets',
+    async handle(_input, run) {
+      return ok((await run('assets', {})).data.assets);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/chains',
+    async handle(_input, run) {
+      return ok((await run('chains', {})).data.chains);
+    },
+  },
+];
+
+/** Matches `/orders/:orderId`-style patterns; returns the decoded params or undefined. */
+export function matchPath(pattern: string, pathname: string): Record<string, string> | undefined {
+  const want = pattern.split('/');
+  const got = pathname.replace(/\/+$/, '').split('/');
+  if (pathname === '/') got.length = 1;
+  if (want.length !== got.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const w = want[i]!;
+    const g = got[i]!;
+    if (w.startsWith(':')) {
+      if (g === '') return undefined;
+      try {
+        params[w.slice(1)] = decodeURIComponent(g);
+      } catch {
+        return undefined;
+      }
+    } else if (w !== g) {
+      return undefined;
+    }
+  }
+  return params;
+}

@@ -1,0 +1,9 @@
+import type { DomainDeps } from '../domain/deps.ts';
+import type { StatsCache } from '../domain/stats-cache.ts';
+
+/** Per-request context: the domain's dependencies plus what a response needs to carry back. */
+export interface GraphQLContext extends DomainDeps {
+  statsCache: StatsCache;
+  /** Set by resolvers whose result is cacheable (stats); read by the REST layer for Cache-Control. */
+  cacheMaxAgeSecs?: number;
+}

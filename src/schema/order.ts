@@ -1,0 +1,210 @@
+import { badRequest } from '../domain/errors.ts';
+import {
+  MAX_LIMIT,
+  NEWEST_FIRST,
+  orderFilterWhere,
+  pageInfo,
+  parsePagination,
+  type OrderFilterInput,
+} from '../domain/order-list.ts';
+import { assertFound, createOrder, orderIdOrNotFound, type CreatedOrder } from '../domain/orders.ts';
+import { ORDER_STATUSES, statusAt, type OrderStatus } from '../domain/status.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
+import { builder } from './builder.ts';
+import type { GraphQLContext } from './context.ts';
+import './intent.ts';
+
+export const OrderStatusEnum = builder.enumType('OrderStatus', {
+  description: 'Derived from the intents\' on-chain facts and the clock (CONTRACT 4.3).',
+  values: Object.fromEntries(ORDER_STATUSES.map((status) => [status.toUpperCase(), { value: status }])) as Record<
+    Uppercase<OrderStatus>,
+    { value: OrderStatus }
+  >,
+});
+
+export const Order = builder.prismaObject('Order', {
+  description: 'A swap: the user\'s source intent paired with the solver\'s destination intent.',
+  fields: (t) => ({
+    orderId: t.exposeString('id'),
+    userId: t.exposeString('userId'),
+    quoteId: t.exposeString('quoteId'),
+    status: t.field({
+      type: OrderStatusEnum,
+      select: { stage: true, deadlineAt: true, destExpiresAt: true },
+      resolve: (order, _args, ctx) => statusAt(order, ctx.now()),
+    }),
+    sourceTokenPrice: t.string({ description: 'USD, decimal string.', resolve: (o) => o.sourceTokenPrice.toFixed() }),
+    destTokenPrice: t.string({ description: 'USD, decimal string.', resolve: (o) => o.destTokenPrice.toFixed() }),
+    feeBips: t.exposeInt('feeBips'),
+    sourceIntent: t.relation('sourceIntent'),
+    destinationIntent: t.relation('destinationIntent'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const OrderFilter = builder.inputType('OrderFilter', {
+  fields: (t) => ({
+    status: t.field({ type: [OrderStatusEnum], required: false, description: 'Any of these statuses.' }),
+    sourceChain: t.string({ required: false }),
+    destChain: t.string({ required: false }),
+    asset: t.string({ required: false, description: 'Source or destination asset id (chain:token).' }),
+    from: t.field({ type: 'DateTime', required: false, description: 'created_at >= from' }),
+    to: t.field({ type: 'DateTime', required: false, description: 'created_at < to' }),
+  }),
+});
+
+/** A page of orders as the seed's list endpoints return it (seed 2.3). */
+interface OrderPageShape {
+  where: Prisma.OrderWhereInput;
+  page: number;
+  limit: number;
+}
+
+const OrderPage = builder.objectRef<OrderPageShape>('OrderPage').implement({
+  description: 'Offset page, newest first. A page past the end has empty data and correct totals.',
+  fields: (t) => ({
+    data: t.prismaField({
+      type: ['Order'],
+      resolve: (query, page, _args, ctx) =>
+        ctx.prisma.order.findMany({
+          ...query,
+          where: page.where,
+          orderBy: NEWEST_FIRST,
+          skip: (page.page - 1) * page.limit,
+          take: page.limit,
+        }),
+    }),
+    page: t.exposeInt('page'),
+    limit: t.exposeInt('limit'),
+    total: t.int({ resolve: (page, _args, ctx) => countOrders(ctx, page) }),
+    totalPages: t.int({
+      resolve: async (page, _args, ctx) => pageInfo(page, await countOrders(ctx, page)).totalPages,
+    }),
+  }),
+});
+
+// total and totalPages share one COUNT per page object.
+const counts = new WeakMap<OrderPageShape, Promise<number>>();
+function countOrders(ctx: GraphQLContext, page: OrderPageShape): Promise<number> {
+  let count = counts.get(page);
+  if (!count) {
+    count = ctx.prisma.order.count({ where: page.where });
+    counts.set(page, count);
+  }
+  return count;
+}
+
+function filterInput(filter: { status?: OrderStatus[] | null } & Record<string, unknown> | null | undefined) {
+  if (!filter) return {};
+  const input: OrderFilterInput = {};
+  for (const [key, value] of Object.entries(filter)) if (value != null) input[key as keyof OrderFilterInput] = value;
+  return input;
+}
+
+builder.queryFields((t) => ({
+  order: t.prismaField({
+    type: 'Order',
+    nullable: true,
+    args: { orderId: t.arg.string({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const id = orderIdOrNotFound(args.orderId);
+      return assertFound(await ctx.prisma.order.findUnique({ ...query, where: { id } }), args.orderId);
+    },
+  }),
+  orders: t.field({
+    type: OrderPage,
+    args: {
+      page: t.arg.int({ required: false }),
+      limit: t.arg.int({ required: false }),
+      filter: t.arg({ type: OrderFilter, required: false }),
+    },
+    resolve: (_root, args, ctx) => ({
+      ...parsePagination(args),
+      where: orderFilterWhere(ctx.registry, filterInput(args.filter), ctx.now()),
+    }),
+  }),
+  ordersByUser: t.field({
+    type: OrderPage,
+    args: {
+      userId: t.arg.string({ required: true }),
+      page: t.arg.int({ required: false }),
+      limit: t.arg.int({ required: false }),
+    },
+    resolve: (_root, args, ctx) => ({ ...parsePagination(args), where: { userId: args.userId } }),
+  }),
+  ordersConnection: t.prismaConnection({
+    type: 'Order',
+    cursor: 'createdAt_id',
+    description: 'Keyset (cursor) pagination, newest first: cheap at any depth, unlike offset pages.',
+    defaultSize: 20,
+    maxSize: MAX_LIMIT,
+    args: {
+      filter: t.arg({ type: OrderFilter, required: false }),
+      userId: t.arg.string({ required: false }),
+    },
+    resolve: (query, _root, args, ctx) => {
+      for (const size of ['first', 'last'] as const) {
+        const value = args[size];
+        if (value != null && (value < 0 || value > MAX_LIMIT)) throw badRequest(`${size} must be from 0 to ${MAX_LIMIT}`);
+      }
+      return ctx.prisma.order.findMany({
+        ...query,
+        where: {
+          AND: [
+            orderFilterWhere(ctx.registry, filterInput(args.filter), ctx.now()),
+            args.userId ? { userId: args.userId } : {},
+          ],
+        },
+        orderBy: NEWEST_FIRST,
+      });
+    },
+  }),
+}));
+
+const OrderLegInput = builder.inputType('OrderLegInput', {
+  fields: (t) => ({
+    asset: t.string({ required: true, description: 'Asset id, chain:token.' }),
+    recipient: t.string({ required: true, description: 'The user\'s own address on that chain.' }),
+    amount: t.string({ required: true, description: 'Base units, decimal string.' }),
+  }),
+});
+
+const CreateOrderInput = builder.inputType('CreateOrderInput', {
+  fields: (t) => ({
+    userId: t.string({ required: true }),
+    quoteId: t.string({ required: true }),
+    source: t.field({ type: OrderLegInput, required: true }),
+    destination: t.field({ type: OrderLegInput, required: true }),
+    commitmentHash: t.string({ required: true, description: 'sha256 of the secret, 32 bytes hex.' }),
+  }),
+});
+
+const CreateOrderPayload = builder.objectRef<CreatedOrder>('CreateOrderPayload').implement({
+  fields: (t) => ({
+    replayed: t.exposeBoolean('replayed', {
+      description: 'True when this exact request had already created the order (REST answers 200, not 201).',
+    }),
+    order: t.prismaField({
+      type: 'Order',
+      resolve: (query, payload, _args, ctx) =>
+        ctx.prisma.order.findUniqueOrThrow({ ...query, where: { id: payload.orderId } }),
+    }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createOrder: t.field({
+    type: CreateOrderPayload,
+    description: 'Consumes the quote exactly once. Replaying the same input returns the same order.',
+    args: { input: t.arg({ type: CreateOrderInput, required: true }) },
+    resolve: (_root, { input }, ctx) =>
+      createOrder(ctx, {
+        user_id: input.userId,
+        quote_id: input.quoteId,
+        source: input.source,
+        destination: input.destination,
+        commitment_hash: input.commitmentHash,
+      }),
+  }),
+}));

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+describe('loadConfig', () => {
+  it('has working defaults: embedded database, port 4000 on localhost', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 4000,
+      host: '127.0.0.1',
+      databaseUrl: undefined,
+      dataDir: './data',
+      redisUrl: undefined,
+      apiKeys: [],
+      quoteTtlSeconds: 300,
+      orderDeadlineSeconds: 3600,
+      statsCacheSeconds: 120,
+    });
+  });
+
+  it('reports every bad variable at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', QUOTE_TTL_SECONDS: '-5', LOG_LEVEL: 'loud' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    for (const name of ['PORT', 'DATABASE_URL', 'QUOTE_TTL_SECONDS', 'LOG_LEVEL']) expect(message).toContain(name);
+  });
+
+  it('splits API keys and treats empty values as unset', () => {
+    const config = loadConfig({ API_KEYS: ' a, b ,,', DATABASE_URL: '', REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(config.apiKeys).toEqual(['a', 'b']);
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+  });
+});

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './support/app.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+describe('HTTP surface', () => {
+  it('answers /health in plain text and /ready in the envelope', async () => {
+    const health = await t.rest('GET', '/health');
+    expect(health.status).toBe(200);
+    expect(health.body).toBe('Online');
+    expect(health.headers.get('content-type')).toMatch(/^text\/plain/);
+    const ready = await t.rest('GET', '/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'Success', result: { database: 'ok' } });
+  });
+
+  it('404s an unknown path in the envelope', async () => {
+    const reply = await t.rest('GET', '/nope');
+    expect(reply.status).toBe(404);
+    expect(reply.body).toEqual({ status: 'Error', result: expect.stringContaining('/nope') });
+  });
+
+  it('405s a wrong method with Allow', async () => {
+    const reply = await t.rest('DELETE', '/orders');
+    expect(reply.status).toBe(405);
+    expect(reply.headers.get('allow')).toBe('POST, GET');
+    expect(reply.body.status).toBe('Error');
+    const stats = await t.rest('POST', '/stats', {});
+    expect(stats.status).toBe(405);
+    expect(stats.headers.get('allow')).toBe('GET');
+  });
+
+  it('415s a body that is not JSON', async () => {
+    const reply = await t.rest('POST', '/quotes', 'source=x', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(reply.status).toBe(415);
+    expect(reply.body).toEqual({ status: 'Error', result: 'Content-Type must be application/json' });
+  });
+
+  it('400s malformed JSON', async () => {
+    const reply = await t.rest('POST', '/orders', '{"user_id": ');
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ status: 'Error', result: 'body must be valid JSON' });
+  });
+
+  it('413s a body over 64 KiB, also without Content-Length', async () => {
+    const big = JSON.stringify({ user_id: 'x'.repeat(70 * 1024) });
+    const declared = await t.rest('POST', '/orders', big);
+    expect(declared.status).toBe(413);
+    const chunks = new TextEncoder().encode(big);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < chunks.length; i += 8192) controller.enqueue(chunks.slice(i, i + 8192));
+        controller.close();
+      },
+    });
+    const chunked = await t.app.fetch('http://test/orders', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect(await chunked.json()).toMatchObject({ status: 'Error' });
+  });
+
+  it('answers a JSON body that is not an object with a 400', async () => {
+    for (const body of ['[]', '"text"', '42', 'null']) {
+      const reply = await t.rest('POST', '/orders', body);
+      expect(reply.status, body).toBe(400);
+      expect(reply.body.result).toBe('body must be an object');
+    }
+  });
+
+  it('serves GraphiQL from the package, without any CDN', async () => {
+    const response = await t.app.fetch('http://test/graphql', { headers: { accept: 'text/html' } });
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(html).toContain('<div id="root">');
+    expect(html).not.toMatch(/unpkg\.com|cdn\.jsdelivr|esm\.sh/);
+  });
+});

@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { makeOrder } from './support/fixtures.ts';
+
+let t: TestApp;
+const queries: string[] = [];
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const created: any[] = [];
+
+beforeAll(async () => {
+  t = await createTestApp({ onQuery: (sql) => queries.push(sql) });
+  // 7 orders for alice, 3 for bob, on two pairs, one second apart so the order is unambiguous.
+  for (let i = 0; i < 10; i++) {
+    const pair = i % 2 === 0 ? {} : { source: 'ethereum:usdc', destination: 'base:usdc', amount: '50000000' };
+    created.push(await makeOrder(t, pair, i < 7 ? 'alice' : 'bob'));
+    t.clock.advance(1);
+  }
+});
+afterAll(() => t.close());
+
+const newestFirst = () => [...created].reverse().map((o) => o.order_id);
+
+describe('GET /orders', () => {
+  it('pages newest first with totals', async () => {
+    const reply = await t.rest('GET', '/orders?page=2&limit=3');
+    expect(reply.status).toBe(200);
+    const page = reply.body.result;
+    expect(page).toMatchObject({ page: 2, limit: 3, total: 10, total_pages: 4 });
+    expect(page.data.map((o: { order_id: string }) => o.order_id)).toEqual(newestFirst().slice(3, 6));
+    expect(page.data[0].source_intent.swap_id).toBeTruthy();
+  });
+
+  it('defaults to page 1, limit 20, and answers a page past the end with empty data', async () => {
+    const first = (await t.rest('GET', '/orders')).body.result;
+    expect(first).toMatchObject({ page: 1, limit: 20, total: 10, total_pages: 1 });
+    const past = (await t.rest('GET', '/orders?page=9&limit=5')).body.result;
+    expect(past).toEqual({ data: [], page: 9, limit: 5, total: 10, total_pages: 2 });
+  });
+
+  it('filters by status, chains, asset and time', async () => {
+    const byChain = (await t.rest('GET', '/orders?source_chain=ethereum&dest_chain=base')).body.result;
+    expect(byChain.total).toBe(5);
+    const byAsset = (await t.rest('GET', '/orders?asset=ethereum:wbtc')).body.result;
+    expect(byAsset.total).toBe(5);
+    const pending = (await t.rest('GET', '/orders?status=pending,expired')).body.result;
+    expect(pending.total).toBe(10);
+    const none = (await t.rest('GET', '/orders?status=completed')).body.result;
+    expect(none.total).toBe(0);
+    const from = created[4].created_at;
+    const windowed = (await t.rest('GET', `/orders?from=${from}&to=${created[8].created_at}`)).body.result;
+    expect(windowed.total).toBe(4);
+  });
+
+  it('derives expired from the clock once the deadline passes', async () => {
+    t.clock.advance(t.config.orderDeadlineSeconds);
+    const expired = (await t.rest('GET', '/orders?status=expired&limit=1')).body.result;
+    expect(expired.total).toBe(10);
+    expect(expired.data[0].status).toBe('expired');
+    t.clock.advance(-t.config.orderDeadlineSeconds);
+  });
+
+  it.each([
+    ['page=0', 'page must be an integer >= 1'],
+    ['page=abc', 'page must be an integer >= 1'],
+    ['page=1.5', 'page must be an integer >= 1'],
+    ['limit=0', 'limit must be an integer from 1 to 100'],
+    ['limit=101', 'limit must be an integer from 1 to 100'],
+    ['status=done', 'status must be one or more of'],
+    ['source_chain=mars', 'source_chain must be a listed chain'],
+    ['asset=bitcoin:doge', 'asset must be a listed asset'],
+    ['from=yesterday', 'from must be an ISO 8601 timestamp'],
+  ])('400 for ?%s', async (query, message) => {
+    const reply = await t.rest('GET', `/orders?${query}`);
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ status: 'Error', result: expect.stringContaining(message) });
+  });
+
+  it('ignores unknown query parameters', async () => {
+    expect((await t.rest('GET', '/orders?colour=blue')).status).toBe(200);
+  });
+});
+
+describe('GET /orders/user/{user_id} and /orders/{order_id}', () => {
+  it('lists one user\'s orders', async () => {
+    const page = (await t.rest('GET', '/orders/user/alice?limit=5')).body.result;
+    expect(page).toMatchObject({ total: 7, total_pages: 2, limit: 5 });
+    expect(page.data.every((o: { user_id: string }) => o.user_id === 'alice')).toBe(true);
+    const nobody = (await t.rest('GET', '/orders/user/nobody')).body.result;
+    expect(nobody).toEqual({ data: [], page: 1, limit: 20, total: 0, total_pages: 0 });
+    expect((await t.rest('GET', '/orders/user/alice?limit=500')).status).toBe(400);
+  });
+
+  it('404s unknown and impossible order ids', async () => {
+    expect((await t.rest('GET', `/orders/${'0'.repeat(64)}`)).status).toBe(404);
+    const impossible = await t.rest('GET', '/orders/not-an-id');
+    expect(impossible.status).toBe(404);
+    expect(impossible.body.status).toBe('Error');
+  });
+});
+
+describe('GraphQL reads', () => {
+  const PAGE = /* GraphQL */ `
+    query ($limit: Int) {
+      orders(limit: $limit) {
+        total totalPages
+        data {
+          orderId status createdAt
+          sourceIntent { swapId chain amount commitment cancelAfter createTimestamp }
+          destinationIntent { swapId chain amount recipient }
+        }
+      }
+    }`;
+
+  it('costs a constant number of SQL queries for a page, whatever its size', async () => {
+    queries.length = 0;
+    const small = await t.gql(PAGE, { limit: 1 });
+    const smallCount = queries.length;
+    queries.length = 0;
+    const big = await t.gql(PAGE, { limit: 100 });
+    const bigCount = queries.length;
+    expect(small.data.orders.data).toHaveLength(1);
+    expect(big.data.orders.data).toHaveLength(10);
+    expect(bigCount).toBe(smallCount);
+    expect(bigCount).toBeLessThanOrEqual(4);
+  });
+
+  it('pages with keyset cursors through ordersConnection', async () => {
+    const query = /* GraphQL */ `
+      query ($after: String) {
+        ordersConnection(first: 4, after: $after) {
+          edges { cursor node { orderId } }
+          pageInfo { hasNextPage endCursor }
+        }
+      }`;
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const reply = await t.gql(query, { after });
+      expect(reply.errors).toBeUndefined();
+      const conn = reply.data.ordersConnection;
+      seen.push(...conn.edges.map((e: { node: { orderId: string } }) => e.node.orderId));
+      if (!conn.pageInfo.hasNextPage) break;
+      after = conn.pageInfo.endCursor;
+    }
+    expect(seen).toEqual(newestFirst());
+  });
+
+  it('caps connection pages at 100', async () => {
+    const reply = await t.gql(`{ ordersConnection(first: 101) { edges { cursor } } }`);
+    expect(reply.errors?.[0]).toMatchObject({ message: 'first must be from 0 to 100', extensions: { code: 'BAD_REQUEST' } });
+  });
+
+  it('reads one order and one user\'s page', async () => {
+    const id = created[0].order_id;
+    const one = await t.gql(`query ($id: String!) { order(orderId: $id) { orderId userId status } }`, { id });
+    expect(one.data.order).toEqual({ orderId: id, userId: 'alice', status: 'PENDING' });
+    const missing = await t.gql(`{ order(orderId: "${'f'.repeat(64)}") { orderId } }`);
+    expect(missing.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    const byUser = await t.gql(`{ ordersByUser(userId: "bob", limit: 2) { total totalPages data { userId } } }`);
+    expect(byUser.data.ordersByUser).toMatchObject({ total: 3, totalPages: 2 });
+    const bad = await t.gql(`{ orders(page: 0) { total } }`);
+    expect(bad.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_REQUEST' } });
+  });
+});

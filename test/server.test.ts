@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DB } from './support/database.ts';
+
+/**
+ * The real process, as `npm start` runs it: embedded database on a fresh data directory, a real
+ * port, SIGTERM. Runs once (PGlite project): the database does not change what is tested here.
+ */
+describe.skipIf(TEST_DB !== 'pglite')('npm start', () => {
+  let child: ChildProcess;
+  let dataDir: string;
+  let output = '';
+  const port = 40000 + Math.floor(Math.random() * 20000);
+  const base = `http://127.0.0.1:${port}`;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'obg-data-'));
+    child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    const started = Date.now();
+    for (;;) {
+      try {
+        if ((await fetch(`${base}/health`)).ok) break;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() - started > 30_000) throw new Error(`server did not start:\n${output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }, 60_000);
+
+  afterAll(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves health, REST and GraphQL on the embedded database', async () => {
+    expect(await (await fetch(`${base}/health`)).text()).toBe('Online');
+    const quote = await fetch(`${base}/quotes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ source: { asset: 'bitcoin:btc', amount: '10000000' }, destination: { asset: 'base:cbbtc' } }),
+    });
+    expect(quote.status).toBe(201);
+    const gql = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ chains { id } }' }),
+    });
+    expect((await gql.json()).data.chains.length).toBeGreaterThan(5);
+  });
+
+  it('finishes in-flight requests on SIGTERM and exits 0', async () => {
+    const inflight = Array.from({ length: 20 }, () => fetch(`${base}/stats`).then((r) => r.status));
+    await new Promise((r) => setTimeout(r, 5));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    const statuses = await Promise.all(inflight);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    expect(await exited).toBe(0);
+    expect(output).toContain('stopped');
+  }, 30_000);
+});

@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../src/db/database.ts';
+import { deriveStage, ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere, type EscrowFacts } from '../src/domain/status.ts';
+import type { Stage } from '../src/generated/prisma/client.ts';
+import { openTestDatabase } from './support/database.ts';
+
+const facts = (s: string): EscrowFacts => ({ created: s.includes('c'), claimed: s.includes('C'), cancelled: s.includes('X') });
+
+describe('deriveStage (CONTRACT 4.3)', () => {
+  it.each([
+    ['', '', 'pending'],
+    ['', 'c', 'pending'],
+    ['c', '', 'source_created'],
+    ['c', 'c', 'destination_created'],
+    ['c', 'cC', 'destination_claimed'],
+    ['cC', 'cC', 'completed'],
+    ['cC', 'c', 'completed'],
+    ['cX', 'cC', 'completed'],
+    ['c', 'cX', 'refunding'],
+    ['cX', 'cX', 'cancelled'],
+    ['cX', '', 'cancelled'],
+  ])('source %j, destination %j -> %s', (source, destination, stage) => {
+    expect(deriveStage(facts(source), facts(destination))).toBe(stage);
+  });
+});
+
+describe('statusAt', () => {
+  const t0 = new Date('2026-01-01T00:00:00Z');
+  const later = (s: number) => new Date(t0.getTime() + s * 1000);
+  const order = (stage: Stage) => ({ stage, deadlineAt: later(3600), destExpiresAt: later(43200) });
+
+  it('expires a pending order at its deadline', () => {
+    expect(statusAt(order('pending'), later(3599))).toBe('pending');
+    expect(statusAt(order('pending'), later(3600))).toBe('expired');
+  });
+
+  it('turns an unclaimed destination into refunding once it expires', () => {
+    expect(statusAt(order('destination_created'), later(43199))).toBe('destination_created');
+    expect(statusAt(order('destination_created'), later(43200))).toBe('refunding');
+    expect(statusAt(order('source_created'), later(43200))).toBe('refunding');
+    expect(statusAt(order('destination_claimed'), later(90000))).toBe('destination_claimed');
+  });
+
+  it('puts every status in one stats bucket', () => {
+    expect(Object.keys(STATUS_BUCKET).sort()).toEqual([...ORDER_STATUSES].sort());
+  });
+});
+
+describe('statusWhere agrees with statusAt on the database', () => {
+  let db: Database;
+  const now = new Date('2026-06-01T12:00:00Z');
+  const stages: Stage[] = ['pending', 'source_created', 'destination_created', 'destination_claimed', 'completed', 'refunding', 'cancelled'];
+  const offsets = [-7200, -1, 0, 1, 7200];
+  const rows: { id: string; stage: Stage; deadlineAt: Date; destExpiresAt: Date }[] = [];
+
+  beforeAll(async () => {
+    db = await openTestDatabase();
+    for (const stage of stages) {
+      for (const d of offsets) {
+        for (const e of offsets) {
+          const id = randomBytes(32).toString('hex');
+          const deadlineAt = new Date(now.getTime() + d * 1000);
+          const destExpiresAt = new Date(now.getTime() + e * 1000);
+          rows.push({ id, stage, deadlineAt, destExpiresAt });
+          const swap = (side: string) => ({
+            swapId: `${id}-${side}`,
+            side: side as 'source' | 'destination',
+            chain: 'bitcoin',
+            asset: 'bitcoin:btc',
+            tokenAddress: 'primary',
+            creator: 'a',
+            recipient: 'b',
+            amount: '1',
+            commitmentHash: id,
+            cancelAfter: 1n,
+          });
+          await db.prisma.order.create({
+            data: {
+              id,
+              userId: 'u',
+              quoteId: id,
+              sourceTokenPrice: '1',
+              destTokenPrice: '1',
+              feeBips: 0,
+              commitmentHash: id,
+              requestHash: id,
+              stage,
+              deadlineAt,
+              destExpiresAt,
+              sourceChain: 'bitcoin',
+              destChain: 'ethereum',
+              sourceAsset: 'bitcoin:btc',
+              destAsset: 'ethereum:wbtc',
+              volumeUsd: '1',
+              sourceIntent: { create: swap('source') },
+              destinationIntent: { create: swap('destination') },
+            },
+          });
+        }
+      }
+    }
+  }, 120_000);
+  afterAll(() => db.close());
+
+  it.each(ORDER_STATUSES)('%s', async (status) => {
+    const found = await db.prisma.order.findMany({ where: statusWhere(status, now), select: { id: true } });
+    const expected = rows.filter((r) => statusAt(r, now) === status).map((r) => r.id);
+    expect(found.map((f) => f.id).sort()).toEqual(expected.sort());
+  });
+});

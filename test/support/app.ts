@@ -1,0 +1,98 @@
+import pino from 'pino';
+import { createApp, type App } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import type { Database } from '../../src/db/database.ts';
+import { StaticPriceSource } from '../../src/domain/prices.ts';
+import { loadRegistry } from '../../src/domain/registry/registry.ts';
+import { memoryStatsCache, type StatsCache } from '../../src/domain/stats-cache.ts';
+import { openTestDatabase } from './database.ts';
+
+/** A movable clock: tests expire quotes and orders by moving it, not by sleeping. */
+export class TestClock {
+  constructor(private current = new Date(Math.floor(Date.now() / 1000) * 1000)) {}
+  now = () => new Date(this.current);
+  advance(seconds: number) {
+    this.current = new Date(this.current.getTime() + seconds * 1000);
+  }
+}
+
+export interface TestApp {
+  app: App;
+  db: Database;
+  config: Config;
+  clock: TestClock;
+  statsCache: StatsCache;
+  /** REST call; returns status, headers and the parsed JSON body (or text). */
+  rest(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<RestReply>;
+  /** GraphQL call over HTTP. */
+  gql(query: string, variables?: Record<string, unknown>): Promise<GqlReply>;
+  close(): Promise<void>;
+}
+
+export interface RestReply {
+  status: number;
+  headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+export interface GqlReply {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  data: any;
+  errors?: { message: string; extensions?: { code?: string } }[];
+}
+
+export async function createTestApp(
+  options: { env?: Record<string, string>; onQuery?: (sql: string) => void; db?: Database } = {},
+): Promise<TestApp> {
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...options.env });
+  const db = options.db ?? (await openTestDatabase({ onQuery: options.onQuery }));
+  const registry = loadRegistry(config.assetsFile);
+  const clock = new TestClock();
+  const statsCache = memoryStatsCache(config.statsCacheSeconds, () => clock.now().getTime());
+  const app = createApp({
+    config,
+    db,
+    registry,
+    prices: new StaticPriceSource(registry),
+    statsCache,
+    logger: pino({ level: 'silent' }),
+    now: clock.now,
+  });
+  return {
+    app,
+    db,
+    config,
+    clock,
+    statsCache,
+    async rest(method, path, body, headers = {}) {
+      const init: RequestInit = { method, headers: { ...headers } };
+      if (body !== undefined) {
+        init.body = typeof body === 'string' ? body : JSON.stringify(body);
+        (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+      }
+      const response = await app.fetch(`http://test${path}`, init);
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // plain text (health) stays text
+      }
+      return { status: response.status, headers: response.headers, body: parsed };
+    },
+    async gql(query, variables) {
+      const response = await app.fetch('http://test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+        body: JSON.stringify({ query, variables }),
+      });
+      const json = (await response.json()) as Omit<GqlReply, 'status'>;
+      return { status: response.status, ...json };
+    },
+    async close() {
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,34 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The whole suite runs twice: on embedded PGlite and on the real PostgreSQL (TEST_POSTGRES_URL,
+ * default postgresql://postgres@127.0.0.1:5432/test). Each file opens a database of its own.
+ */
+export default defineConfig({
+  resolve: {
+    // graphql 16 has no "exports" map: Node loads its CJS build for the libraries, Vite would pick the
+    // .mjs build for our sources, and two graphql instances cannot share a schema. Use one.
+    alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
+  },
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'pglite', include: ['test/**/*.test.ts'], env: { TEST_DB: 'pglite' } },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: ['test/**/*.test.ts'],
+          // Files that test one database by nature run once, in the PGlite project.
+          exclude: ['test/migrations-drift.test.ts', 'test/registry.test.ts', 'test/addresses.test.ts', 'test/amounts.test.ts', 'test/config.test.ts'],
+          env: { TEST_DB: 'postgres' },
+          globalSetup: ['test/support/postgres-setup.ts'],
+        },
+      },
+    ],
+  },
+});
