@@ -44,13 +44,19 @@ export interface GqlReply {
 }
 
 export async function createTestApp(
-  options: { env?: Record<string, string>; onQuery?: (sql: string) => void; db?: Database } = {},
+  options: {
+    env?: Record<string, string>;
+    onQuery?: (sql: string) => void;
+    /** Share one database between several app instances. */
+    db?: Database;
+    statsCache?: StatsCache;
+  } = {},
 ): Promise<TestApp> {
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...options.env });
   const db = options.db ?? (await openTestDatabase({ onQuery: options.onQuery }));
   const registry = loadRegistry(config.assetsFile);
   const clock = new TestClock();
-  const statsCache = memoryStatsCache(config.statsCacheSeconds, () => clock.now().getTime());
+  const statsCache = options.statsCache ?? memoryStatsCache(config.statsCacheSeconds, () => clock.now().getTime());
   const app = createApp({
     config,
     db,
@@ -92,7 +98,7 @@ export async function createTestApp(
       return { status: response.status, ...json };
     },
     async close() {
-      await db.close();
+      if (!options.db) await db.close();
     },
   };
 }

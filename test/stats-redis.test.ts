@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../src/db/database.ts';
+import { redisStatsCache } from '../src/domain/stats-cache.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { openTestDatabase } from './support/database.ts';
+import { makeOrder } from './support/fixtures.ts';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Two instances on one database and one Redis share a single stats cache entry. */
+describe('stats cache shared through Redis', () => {
+  let db: Database;
+  let a: TestApp;
+  let b: TestApp;
+  const clients: Redis[] = [];
+  // Each run gets its own key space, so parallel runs on one Redis never meet.
+  const keyPrefix = `test:${randomBytes(6).toString('hex')}:`;
+
+  beforeAll(async () => {
+    db = await openTestDatabase();
+    const instance = () => {
+      const redis = new Redis(REDIS_URL, { keyPrefix });
+      clients.push(redis);
+      return createTestApp({ db, statsCache: redisStatsCache(redis, 120) });
+    };
+    a = await instance();
+    b = await instance();
+  });
+  afterAll(async () => {
+    await clients[0]?.del('orderbook:stats:v1');
+    for (const c of clients) c.disconnect();
+    await db.close();
+  });
+
+  it('serves what one instance computed to the other until it expires', async () => {
+    await makeOrder(a, {}, 'first');
+    const fromA = await a.rest('GET', '/stats');
+    expect(fromA.body.result.all_time.total_orders).toBe(1);
+    expect(fromA.headers.get('cache-control')).toBe('public, max-age=120');
+
+    await makeOrder(b, {}, 'second');
+    const fromB = await b.rest('GET', '/stats');
+    // B did not compute: it served A's entry, which predates the second order.
+    expect(fromB.body.result.all_time.total_orders).toBe(1);
+    expect(fromB.headers.get('cache-control')).toMatch(/^public, max-age=(119|120)$/);
+
+    await b.statsCache.clear();
+    const fresh = await a.rest('GET', '/stats');
+    expect(fresh.body.result.all_time.total_orders).toBe(2);
+  });
+});
