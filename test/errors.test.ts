@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './support/app.ts';
+
+/**
+ * Internal failures reach clients as a bare 500 / INTERNAL: no stack, no driver message. The
+ * database is closed under the app to make every resolver fail for a reason clients must not see.
+ */
+describe('masked internal errors', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+    await t.db.close();
+  });
+  afterAll(() => undefined);
+
+  it('REST answers 500 in the envelope without internals', async () => {
+    const reply = await t.rest('GET', '/orders');
+    expect(reply.status).toBe(500);
+    expect(reply.body).toEqual({ status: 'Error', result: 'internal server error' });
+  });
+
+  it('GraphQL masks the message and says INTERNAL', async () => {
+    const reply = await t.gql('{ orders { total } }');
+    expect(reply.errors).toHaveLength(1);
+    const [error] = reply.errors!;
+    expect(error!.extensions).toEqual({ code: 'INTERNAL' });
+    expect(JSON.stringify(reply)).not.toMatch(/pglite|pool|prisma|at .*\.ts|stack/i);
+  });
+
+  it('/ready reports the database down with 503 and Retry-After', async () => {
+    const reply = await t.rest('GET', '/ready');
+    expect(reply.status).toBe(503);
+    expect(reply.headers.get('retry-after')).toBe('5');
+    expect(reply.body).toEqual({ status: 'Error', result: 'not ready: database unreachable' });
+  });
+});

@@ -1,0 +1,58 @@
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { TEST_DB } from './support/database.ts';
+import { makeOrder } from './support/fixtures.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * GraphiQL in a real browser (Debian's Chromium; .ci/run installs it): the page loads with no request
+ * leaving the machine, runs a query, and shows the order. Once, in the PGlite project.
+ */
+describe.skipIf(TEST_DB !== 'pglite')('GraphiQL in Chromium', () => {
+  let t: TestApp;
+  let server: Server;
+  let browser: Browser;
+  let base: string;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
+    t = await createTestApp();
+    server = createServer(t.app).listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    server?.close();
+    await t?.close();
+  });
+
+  it('runs a query and shows the result, loading nothing from outside', async () => {
+    const order = await makeOrder(t, {}, 'browser-user');
+    const page = await browser.newPage();
+    const outside: string[] = [];
+    page.on('request', (request) => {
+      const url = request.url();
+      if (!url.startsWith(base) && !url.startsWith('data:') && !url.startsWith('blob:')) outside.push(url);
+    });
+    const query = encodeURIComponent('{ ordersByUser(userId: "browser-user") { total data { orderId status } } }');
+    await page.goto(`${base}/graphql?query=${query}`);
+    await page.click('.graphiql-execute-button', { timeout: 30_000 });
+    await page.waitForFunction((id) => document.body.innerText.replace(/\s/g, '').includes(id), order.order_id, {
+      timeout: 30_000,
+    });
+    const text = (await page.evaluate(() => document.body.innerText)).replace(/\s/g, '');
+    expect(text).toContain('"status":"PENDING"');
+    expect(outside).toEqual([]);
+  }, 90_000);
+});
