@@ -2,6 +2,7 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import { bearerToken, keyMatches } from './auth.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { DomainError, ERROR_STATUS } from './domain/errors.ts';
@@ -12,8 +13,10 @@ import { documents } from './rest/documents.ts';
 import { envelope } from './rest/http.ts';
 import { restPlugin } from './rest/plugin.ts';
 import type { RunDocument } from './rest/routes.ts';
+import type { ChainAdapter } from './relayer/chain-adapter.ts';
 import type { GraphQLContext } from './schema/context.ts';
 import { schema } from './schema/index.ts';
+import { pubSubOrderEvents, type OrderPubSub } from './schema/pubsub.ts';
 
 export interface AppDeps {
   config: Config;
@@ -26,6 +29,10 @@ export interface AppDeps {
   now?: () => Date;
   /** Extra readiness checks by dependency name (e.g. redis). */
   readinessChecks?: Record<string, () => Promise<unknown>>;
+  /** Subscription fan-out; in-process unless built on Redis. */
+  pubsub: OrderPubSub;
+  /** What /relayer/health reports on. */
+  relayer: { adapter: ChainAdapter; isRunning: () => boolean };
 }
 
 export type App = YogaServerInstance<Record<string, never>, GraphQLContext>;
@@ -35,13 +42,17 @@ export const GRAPHQL_ENDPOINT = '/graphql';
 /** The whole HTTP surface as one fetch-style handler: GraphQL at /graphql, REST everywhere else. */
 export function createApp(deps: AppDeps): App {
   const now = deps.now ?? (() => new Date());
-  const context = (): GraphQLContext => ({
+  const events = pubSubOrderEvents(deps.pubsub);
+  const context = ({ request }: { request?: Request }): GraphQLContext => ({
     prisma: deps.db.prisma,
     registry: deps.registry,
     prices: deps.prices,
     config: deps.config,
     statsCache: deps.statsCache,
+    pubsub: deps.pubsub,
+    events,
     now,
+    isWatcher: keyMatches(bearerToken(request), deps.config.watcherKey),
   });
 
   const yoga: App = createYoga<Record<string, never>, GraphQLContext>({
@@ -70,6 +81,7 @@ export function createApp(deps: AppDeps): App {
         run: (request) => runDocument(yoga, request),
         health: () => new Response('Online', { headers: { 'content-type': 'text/plain; charset=utf-8' } }),
         ready: () => readiness(deps),
+        relayerHealth: () => relayerHealth(deps),
         onInternalError: (error, request) =>
           deps.logger.error({ err: error, method: request.method, url: request.url }, 'unhandled error'),
       }),
@@ -131,6 +143,23 @@ function isDatabaseUnavailable(error: unknown): boolean {
   const text = String((error as { code?: string })?.code ?? '') + String((error as Error)?.message ?? '');
   return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|P1001|P1017|P2024|DatabaseNotReachable|timeout exceeded when trying to connect|Connection terminated/i.test(
     text,
+  );
+}
+
+/** Relayer health is JSON without the envelope (seed 4.5): queue depth and each chain's adapter. */
+async function relayerHealth(deps: AppDeps): Promise<Response> {
+  const STALE_MS = 60_000;
+  const [depth, oldest, chains] = await Promise.all([
+    deps.db.prisma.relayerClaim.count({ where: { status: { in: ['queued', 'submitted'] } } }),
+    deps.db.prisma.relayerClaim.findFirst({ where: { status: 'queued' }, orderBy: { nextAttemptAt: 'asc' }, select: { nextAttemptAt: true } }),
+    deps.relayer.adapter.health(),
+  ]);
+  const now = (deps.now ?? (() => new Date()))();
+  const stuck = oldest !== null && now.getTime() - oldest.nextAttemptAt.getTime() > STALE_MS;
+  const ok = deps.relayer.isRunning() && !stuck && Object.values(chains).every((c) => c.ok);
+  return new Response(
+    JSON.stringify({ status: ok ? 'ok' : 'degraded', worker: deps.relayer.isRunning() ? 'running' : 'stopped', queue_depth: depth, chains }),
+    { headers: { 'content-type': 'application/json; charset=utf-8' } },
   );
 }
 

@@ -35,6 +35,8 @@ const envSchema = z.object({
   ORDER_DEADLINE_SECONDS: seconds(3600),
   STATS_CACHE_SECONDS: seconds(120),
   SHUTDOWN_GRACE_SECONDS: seconds(10),
+  RELAYER_POLL_MS: z.coerce.number().int('must be an integer').min(10, 'must be at least 10').default(250),
+  SIMULATED_CHAIN_CONFIRM_MS: z.coerce.number().int('must be an integer').min(0).default(1500),
 });
 
 export interface Config {
@@ -54,6 +56,10 @@ export interface Config {
   orderDeadlineSeconds: number;
   statsCacheSeconds: number;
   shutdownGraceSeconds: number;
+  /** How often the relayer worker looks for claims to submit or confirm. */
+  relayerPollMs: number;
+  /** The simulated chain mines a claim this long after it is sent. */
+  simulatedChainConfirmMs: number;
 }
 
 /**
@@ -82,5 +88,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     orderDeadlineSeconds: e.ORDER_DEADLINE_SECONDS,
     statsCacheSeconds: e.STATS_CACHE_SECONDS,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+    relayerPollMs: e.RELAYER_POLL_MS,
+    simulatedChainConfirmMs: e.SIMULATED_CHAIN_CONFIRM_MS,
   };
 }

@@ -1,12 +1,20 @@
 import { createServer } from 'node:http';
 import { Redis } from 'ioredis';
-import { createApp } from './app.ts';
+import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openPglite, openPostgres, type Database } from './db/database.ts';
-import { StaticPriceSource } from './domain/prices.ts';
-import { loadRegistry } from './domain/registry/registry.ts';
-import { memoryStatsCache, redisStatsCache } from './domain/stats-cache.ts';
 import { createLogger } from './logger.ts';
+import { createRuntime } from './runtime.ts';
+import { serveWebSockets } from './websocket.ts';
+
+function connectRedis(url: string, logger: Logger) {
+  // Commands fail fast while Redis is away instead of queueing without bound.
+  const options = { maxRetriesPerRequest: 1, enableOfflineQueue: false };
+  const client = new Redis(url, options);
+  const subscriber = new Redis(url, { maxRetriesPerRequest: 1 });
+  for (const r of [client, subscriber]) r.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+  return { client, subscriber };
+}
 
 /** The only file that listens on a port. Start-up order: config, database, registry, HTTP. */
 async function main(): Promise<void> {
@@ -25,23 +33,14 @@ async function main(): Promise<void> {
   const db: Database = config.databaseUrl
     ? await openPostgres({ url: config.databaseUrl, onPoolError: (err) => logger.warn({ err }, 'database pool error') })
     : await openPglite(config.dataDir);
-  const registry = loadRegistry(config.assetsFile);
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false })
-    : undefined;
-  redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-
-  const app = createApp({
-    config,
-    db,
-    registry,
-    prices: new StaticPriceSource(registry),
-    statsCache: redis ? redisStatsCache(redis, config.statsCacheSeconds) : memoryStatsCache(config.statsCacheSeconds),
-    logger,
-    readinessChecks: redis ? { redis: () => redis.ping() } : undefined,
-  });
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
+  const runtime = createRuntime({ config, db, logger, redis });
+  const { app } = runtime;
 
   const server = createServer(app);
+  // GraphQL over WebSocket (graphql-ws) beside SSE, on the same path.
+  const sockets = serveWebSockets(server, app);
+  runtime.worker.start();
   server.listen(config.port, config.host, () => {
     const where = db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL';
     logger.info(`order book listening on http://${config.host}:${config.port} (GraphQL at /graphql, ${where})`);
@@ -62,7 +61,10 @@ async function main(): Promise<void> {
       server.close(() => resolve());
       server.closeIdleConnections();
     });
-    redis?.disconnect();
+    await sockets.close();
+    await runtime.stop();
+    redis?.client.disconnect();
+    redis?.subscriber.disconnect();
     await db.close();
     logger.info('stopped');
     process.exit(0);

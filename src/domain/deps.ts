@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { OrderEvents } from './order-events.ts';
 import type { PriceSource } from './prices.ts';
 import type { Registry } from './registry/registry.ts';
 
@@ -10,4 +11,6 @@ export interface DomainDeps {
   prices: PriceSource;
   config: Pick<Config, 'quoteTtlSeconds' | 'orderDeadlineSeconds' | 'statsCacheSeconds'>;
   now: () => Date;
+  /** Told of every committed order change, for live updates. */
+  events: OrderEvents;
 }

@@ -103,7 +103,9 @@ export async function createOrder(deps: DomainDeps, body: unknown): Promise<Crea
   // pass then sees the winner's order and answers as a replay or a 409.
   for (let attempt = 0; ; attempt++) {
     try {
-      return await deps.prisma.$transaction((tx) => createOrderOnce(deps, tx, request, fingerprint));
+      const created = await deps.prisma.$transaction((tx) => createOrderOnce(deps, tx, request, fingerprint));
+      if (!created.replayed) deps.events.orderChanged({ orderId: created.orderId, userId: request.userId });
+      return created;
     } catch (error) {
       if (attempt === 0 && error instanceof LostQuoteRace) continue;
       if (attempt === 0 && isUniqueViolation(error, 'quote_id')) continue;

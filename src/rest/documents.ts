@@ -49,7 +49,24 @@ const WINDOW_FIELDS = /* GraphQL */ `
     avg_completion_time_secs: avgCompletionTimeSecs
   }`;
 
+const CLAIM_FIELDS = /* GraphQL */ `
+  fragment ClaimFields on RelayerClaim {
+    order_id: orderId status chain tx_hash: txHash attempts last_error: lastError
+    created_at: createdAt updated_at: updatedAt
+  }`;
+
 const source = {
+  recordEscrowEvent: /* GraphQL */ `
+    mutation RecordEscrowEvent($input: RecordEscrowEventInput!) {
+      recordEscrowEvent(input: $input) { ...OrderFields }
+    }
+    ${ORDER_FIELDS}`,
+  submitClaim: /* GraphQL */ `
+    mutation SubmitClaim($input: SubmitClaimInput!) { submitClaim(input: $input) { ...ClaimFields } }
+    ${CLAIM_FIELDS}`,
+  claim: /* GraphQL */ `
+    query Claim($orderId: String!) { claim(orderId: $orderId) { ...ClaimFields } }
+    ${CLAIM_FIELDS}`,
   createOrder: /* GraphQL */ `
     mutation CreateOrder($input: CreateOrderInput!) {
       createOrder(input: $input) { replayed order { ...OrderFields } }

@@ -12,6 +12,7 @@ export interface RestOptions {
   /** Plain-text liveness (seed 4.5) and readiness (which dependency is down). */
   health: () => Response;
   ready: () => Promise<Response>;
+  relayerHealth: () => Promise<Response>;
   onInternalError: (error: unknown, request: Request) => void;
 }
 
@@ -32,6 +33,7 @@ async function handle(options: RestOptions, request: Request, url: URL): Promise
   try {
     if (url.pathname === '/health') return allowOnly(request, ['GET'], options.health);
     if (url.pathname === '/ready') return await allowOnlyAsync(request, ['GET'], options.ready);
+    if (url.pathname === '/relayer/health') return await allowOnlyAsync(request, ['GET'], options.relayerHealth);
 
     const matching = routes
       .map((route) => ({ route, params: matchPath(route.path, url.pathname) }))

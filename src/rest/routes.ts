@@ -1,4 +1,6 @@
+import { parseEscrowEvent } from '../domain/escrow-events.ts';
 import { parseCreateOrderRequest } from '../domain/orders.ts';
+import { parseClaimRequest } from '../relayer/claims.ts';
 import { orderFilterWhere, parsePagination, parseStatuses } from '../domain/order-list.ts';
 import { parseQuoteRequest } from '../domain/quotes.ts';
 import type { Registry } from '../domain/registry/registry.ts';
@@ -70,6 +72,11 @@ function pagination(query: URLSearchParams) {
 function restOrder(order: unknown): unknown {
   const o = order as { status?: string } | null;
   return o && typeof o.status === 'string' ? { ...o, status: o.status.toLowerCase() } : o;
+}
+
+function restClaim(claim: unknown): unknown {
+  const c = claim as { status: string };
+  return { ...c, status: c.status.toLowerCase() };
 }
 
 function restPage(page: unknown): unknown {
@@ -156,6 +163,43 @@ export const routes: Route[] = [
     async handle(input, run) {
       const { data } = await run('quote', { quoteId: input.params.quoteId });
       return ok(data.quote);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/intents/:swapId/events',
+    body: true,
+    async handle(input, run) {
+      const event = parseEscrowEvent(input.body);
+      const { data } = await run('recordEscrowEvent', {
+        input: {
+          swapId: input.params.swapId,
+          kind: event.kind.toUpperCase(),
+          txHash: event.txHash,
+          blockNumber: Number(event.blockNumber),
+          timestamp: event.timestamp.toISOString(),
+          commitment: event.commitment,
+        },
+      });
+      return ok(restOrder(data.recordEscrowEvent));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/relayer/claims',
+    body: true,
+    async handle(input, run) {
+      const request = parseClaimRequest(input.body);
+      const { data } = await run('submitClaim', { input: { orderId: request.orderId, commitment: request.commitment } });
+      return ok(restClaim(data.submitClaim), 202);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/relayer/claims/:orderId',
+    async handle(input, run) {
+      const { data } = await run('claim', { orderId: input.params.orderId });
+      return ok(restClaim(data.claim));
     },
   },
   {

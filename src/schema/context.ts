@@ -1,9 +1,13 @@
 import type { DomainDeps } from '../domain/deps.ts';
 import type { StatsCache } from '../domain/stats-cache.ts';
+import type { OrderPubSub } from './pubsub.ts';
 
 /** Per-request context: the domain's dependencies plus what a response needs to carry back. */
 export interface GraphQLContext extends DomainDeps {
   statsCache: StatsCache;
+  pubsub: OrderPubSub;
+  /** The request carried the watcher key (escrow-event ingestion). */
+  isWatcher: boolean;
   /** Set by resolvers whose result is cacheable (stats); read by the REST layer for Cache-Control. */
   cacheMaxAgeSecs?: number;
 }

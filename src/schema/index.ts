@@ -1,9 +1,12 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { builder } from './builder.ts';
+import './escrow.ts';
 import './order.ts';
 import './quote.ts';
 import './registry.ts';
+import './relayer.ts';
 import './stats.ts';
+import './subscriptions.ts';
 
 export const schema: GraphQLSchema = builder.toSchema();
 

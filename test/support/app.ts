@@ -1,11 +1,15 @@
 import pino from 'pino';
-import { createApp, type App } from '../../src/app.ts';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
-import { StaticPriceSource } from '../../src/domain/prices.ts';
-import { loadRegistry } from '../../src/domain/registry/registry.ts';
 import { memoryStatsCache, type StatsCache } from '../../src/domain/stats-cache.ts';
+import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import { openTestDatabase } from './database.ts';
+
+/** The watcher key every test app accepts. */
+export const WATCHER_KEY = 'test-watcher-key';
 
 /** A movable clock: tests expire quotes and orders by moving it, not by sleeping. */
 export class TestClock {
@@ -18,6 +22,7 @@ export class TestClock {
 
 export interface TestApp {
   app: App;
+  runtime: Runtime;
   db: Database;
   config: Config;
   clock: TestClock;
@@ -50,24 +55,26 @@ export async function createTestApp(
     /** Share one database between several app instances. */
     db?: Database;
     statsCache?: StatsCache;
+    redis?: { client: Redis; subscriber: Redis };
+    logger?: Logger;
   } = {},
 ): Promise<TestApp> {
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...options.env });
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', WATCHER_KEY, ...options.env });
   const db = options.db ?? (await openTestDatabase({ onQuery: options.onQuery }));
-  const registry = loadRegistry(config.assetsFile);
   const clock = new TestClock();
   const statsCache = options.statsCache ?? memoryStatsCache(config.statsCacheSeconds, () => clock.now().getTime());
-  const app = createApp({
+  const runtime = createRuntime({
     config,
     db,
-    registry,
-    prices: new StaticPriceSource(registry),
-    statsCache,
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
     now: clock.now,
+    statsCache,
+    redis: options.redis,
   });
+  const { app } = runtime;
   return {
     app,
+    runtime,
     db,
     config,
     clock,
@@ -98,6 +105,7 @@ export async function createTestApp(
       return { status: response.status, ...json };
     },
     async close() {
+      await runtime.stop();
       if (!options.db) await db.close();
     },
   };

@@ -1,0 +1,161 @@
+import type { Logger } from 'pino';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import { TransientChainError, type ChainAdapter } from './chain-adapter.ts';
+
+export interface RelayerWorkerOptions {
+  prisma: PrismaClient;
+  adapter: ChainAdapter;
+  logger: Logger;
+  now: () => Date;
+  /** How often to look for work. */
+  pollMs?: number;
+  /** How long a worker holds a claim it took; another instance takes over after it lapses. */
+  leaseMs?: number;
+  maxAttempts?: number;
+  /** First retry delay; doubles each attempt. */
+  backoffMs?: number;
+  /** A submitted claim not seen on chain by then is failed. */
+  confirmTimeoutMs?: number;
+}
+
+interface LeasedClaim {
+  order_id: string;
+  commitment: string;
+  chain: string;
+  swap_id: string;
+  attempts: number;
+}
+
+/**
+ * Processes stored claims: submits queued ones through the chain adapter, then confirms them when
+ * the destination claim is seen on chain. A claim is leased with FOR UPDATE SKIP LOCKED, so with
+ * several instances each claim is taken by exactly one; once submitted it is never sent again.
+ */
+export class RelayerWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private readonly pollMs: number;
+  private readonly leaseMs: number;
+  private readonly maxAttempts: number;
+  private readonly backoffMs: number;
+  private readonly confirmTimeoutMs: number;
+
+  constructor(private readonly options: RelayerWorkerOptions) {
+    this.pollMs = options.pollMs ?? 250;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.maxAttempts = options.maxAttempts ?? 5;
+    this.backoffMs = options.backoffMs ?? 1_000;
+    this.confirmTimeoutMs = options.confirmTimeoutMs ?? 10 * 60_000;
+  }
+
+  get isRunning(): boolean {
+    return !this.stopped;
+  }
+
+  start(): void {
+    this.stopped = false;
+    const loop = async () => {
+      if (this.stopped) return;
+      this.running = this.tick()
+        .then(() => undefined)
+        .catch((err: unknown) => this.options.logger.warn({ err }, 'relayer tick failed'));
+      await this.running;
+      if (!this.stopped) this.timer = setTimeout(loop, this.pollMs);
+    };
+    this.timer = setTimeout(loop, 0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One round: submit what is due, confirm what was submitted. Returns how many claims moved. */
+  async tick(): Promise<number> {
+    let moved = 0;
+    for (let claim = await this.lease(); claim; claim = await this.lease()) {
+      await this.submit(claim);
+      moved++;
+    }
+    moved += await this.confirmSubmitted();
+    return moved;
+  }
+
+  private async lease(): Promise<LeasedClaim | undefined> {
+    const now = this.options.now();
+    const leaseUntil = new Date(now.getTime() + this.leaseMs);
+    const rows = await this.options.prisma.$queryRaw<LeasedClaim[]>`
+      UPDATE relayer_claims SET lease_until = ${leaseUntil}, attempts = attempts + 1, updated_at = ${now}
+      WHERE order_id = (
+        SELECT order_id FROM relayer_claims
+        WHERE status = 'queued' AND next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until < ${now})
+        ORDER BY next_attempt_at LIMIT 1
+        FOR UPDATE SKIP LOCKED)
+      RETURNING order_id, commitment, chain, swap_id, attempts`;
+    return rows[0];
+  }
+
+  private async submit(claim: LeasedClaim): Promise<void> {
+    const { prisma, adapter, logger } = this.options;
+    const intent = await prisma.intent.findUniqueOrThrow({ where: { swapId: claim.swap_id } });
+    const log = logger.child({ orderId: claim.order_id, chain: claim.chain, attempt: claim.attempts });
+    try {
+      const { txHash } = await adapter.submitClaim({
+        chain: claim.chain,
+        swapId: claim.swap_id,
+        secret: claim.commitment,
+        registryAddress: intent.registryAddress,
+        createBlockNumber: intent.createBlockNumber ?? 0n,
+      });
+      await prisma.relayerClaim.update({
+        where: { orderId: claim.order_id },
+        data: { status: 'submitted', txHash, submittedAt: this.options.now(), leaseUntil: null, lastError: null },
+      });
+      log.info({ txHash }, 'claim submitted');
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const retry = error instanceof TransientChainError && claim.attempts < this.maxAttempts;
+      const delay = this.backoffMs * 2 ** (claim.attempts - 1);
+      await prisma.relayerClaim.update({
+        where: { orderId: claim.order_id },
+        data: retry
+          ? { status: 'queued', lastError: reason, leaseUntil: null, nextAttemptAt: new Date(this.options.now().getTime() + delay) }
+          : { status: 'failed', lastError: reason, leaseUntil: null },
+      });
+      log.warn({ reason, retryInMs: retry ? delay : undefined }, retry ? 'claim submission failed; will retry' : 'claim failed');
+    }
+  }
+
+  /** A submitted claim is confirmed once the destination claim is recorded (watcher or simulated chain). */
+  private async confirmSubmitted(): Promise<number> {
+    const { prisma, adapter } = this.options;
+    const submitted = await prisma.relayerClaim.findMany({
+      where: { status: 'submitted' },
+      select: { orderId: true, chain: true, txHash: true, submittedAt: true, order: { select: { destinationIntent: { select: { claimTxHash: true } } } } },
+      take: 100,
+    });
+    let moved = 0;
+    for (const claim of submitted) {
+      let outcome: { status: 'confirmed' | 'failed'; lastError?: string } | undefined;
+      if (claim.order.destinationIntent.claimTxHash !== null) {
+        outcome = { status: 'confirmed' };
+      } else {
+        const tx = await adapter.transactionState(claim.chain, claim.txHash!);
+        if (tx.state === 'failed') outcome = { status: 'failed', lastError: tx.reason };
+        else if (claim.submittedAt && this.options.now().getTime() - claim.submittedAt.getTime() > this.confirmTimeoutMs) {
+          outcome = { status: 'failed', lastError: `not seen on chain within ${this.confirmTimeoutMs / 1000} s` };
+        }
+      }
+      if (!outcome) continue;
+      // Conditional: of two instances confirming together, one moves it.
+      const { count } = await prisma.relayerClaim.updateMany({
+        where: { orderId: claim.orderId, status: 'submitted' },
+        data: { status: outcome.status, lastError: outcome.lastError ?? null },
+      });
+      moved += count;
+    }
+    return moved;
+  }
+}

@@ -1,0 +1,37 @@
+import { DomainError } from '../domain/errors.ts';
+import { recordEscrowEvent } from '../domain/escrow-events.ts';
+import { builder } from './builder.ts';
+
+const EscrowEventKind = builder.enumType('EscrowEventKind', {
+  values: { CREATE: { value: 'create' }, CLAIM: { value: 'claim' }, CANCEL: { value: 'cancel' } } as const,
+});
+
+const RecordEscrowEventInput = builder.inputType('RecordEscrowEventInput', {
+  fields: (t) => ({
+    swapId: t.string({ required: true, description: 'Which intent: the escrow id.' }),
+    kind: t.field({ type: EscrowEventKind, required: true }),
+    txHash: t.string({ required: true }),
+    blockNumber: t.field({ type: 'SafeInt', required: true }),
+    timestamp: t.field({ type: 'DateTime', required: true, description: 'Block time, whole seconds.' }),
+    commitment: t.string({ required: false, description: 'The revealed secret; required for a claim.' }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  recordEscrowEvent: t.prismaField({
+    type: 'Order',
+    description: 'An escrow event from a chain watcher (needs the watcher key). Returns the updated order.',
+    args: { input: t.arg({ type: RecordEscrowEventInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      if (!ctx.isWatcher) throw new DomainError('UNAUTHENTICATED', 'recording escrow events needs Authorization: Bearer <WATCHER_KEY>');
+      const { orderId } = await recordEscrowEvent(ctx, input.swapId, {
+        kind: input.kind,
+        tx_hash: input.txHash,
+        block_number: input.blockNumber,
+        timestamp: input.timestamp.toISOString().replace(/\.000Z$/, 'Z'),
+        commitment: input.commitment ?? undefined,
+      });
+      return ctx.prisma.order.findUniqueOrThrow({ ...query, where: { id: orderId } });
+    },
+  }),
+}));

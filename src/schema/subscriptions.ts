@@ -1,0 +1,23 @@
+import { orderIdOrNotFound } from '../domain/orders.ts';
+import { builder } from './builder.ts';
+
+builder.subscriptionType({});
+
+builder.subscriptionFields((t) => ({
+  orderUpdated: t.prismaField({
+    type: 'Order',
+    description: 'The order, each time it changes (escrow events, claims).',
+    args: { orderId: t.arg.string({ required: true }) },
+    subscribe: (_root, args, ctx) => ctx.pubsub.subscribe('orderUpdated', orderIdOrNotFound(args.orderId)),
+    resolve: (query, payload, _args, ctx) =>
+      ctx.prisma.order.findUniqueOrThrow({ ...query, where: { id: (payload as { orderId: string }).orderId } }),
+  }),
+  userOrdersUpdated: t.prismaField({
+    type: 'Order',
+    description: 'Any order of this user, when it is created or changes.',
+    args: { userId: t.arg.string({ required: true }) },
+    subscribe: (_root, args, ctx) => ctx.pubsub.subscribe('userOrdersUpdated', args.userId),
+    resolve: (query, payload, _args, ctx) =>
+      ctx.prisma.order.findUniqueOrThrow({ ...query, where: { id: (payload as { orderId: string }).orderId } }),
+  }),
+}));
