@@ -1,0 +1,198 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../src/db/database.ts';
+import { TransientChainError } from '../src/relayer/chain-adapter.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { openTestDatabase } from './support/database.ts';
+import { escrowEvent, postEvent } from './support/events.ts';
+import { makeQuote, newSecret, orderBody } from './support/fixtures.ts';
+
+/** Everything the service logs, at the most verbose level, to search for secrets. */
+const logLines: string[] = [];
+const capture = pino(
+  { level: 'trace' },
+  new Writable({
+    write(chunk, _enc, done) {
+      logLines.push(String(chunk));
+      done();
+    },
+  }),
+);
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ logger: capture });
+});
+afterAll(() => t.close());
+
+/** An order whose destination escrow is created: ready for the relayer. */
+async function claimableOrder(app: TestApp = t) {
+  const { secret, commitmentHash } = newSecret();
+  const quote = await makeQuote(app);
+  const order = (await app.rest('POST', '/orders', orderBody(quote, { commitment_hash: commitmentHash }))).body.result;
+  await postEvent(app, order.source_intent.swap_id, escrowEvent('create', 10));
+  await postEvent(app, order.destination_intent.swap_id, escrowEvent('create', 2000));
+  return { order, secret, orderId: order.order_id as string };
+}
+
+const submit = (orderId: string, commitment: string, app: TestApp = t) =>
+  app.rest('POST', '/relayer/claims', { order_id: orderId, commitment });
+
+describe('POST /relayer/claims', () => {
+  it('claims the destination for the user: queued -> submitted -> confirmed, the order follows', async () => {
+    const { orderId, secret } = await claimableOrder();
+    const accepted = await submit(orderId, secret);
+    expect(accepted.status).toBe(202);
+    expect(accepted.body.result).toMatchObject({ order_id: orderId, status: 'queued', attempts: 0, tx_hash: null });
+    expect(JSON.stringify(accepted.body)).not.toContain(secret);
+
+    // Stored before the 202: a new worker (another instance, after a crash) finds it.
+    await t.runtime.worker.tick();
+    const submitted = (await t.rest('GET', `/relayer/claims/${orderId}`)).body.result;
+    expect(submitted).toMatchObject({ status: 'submitted', attempts: 1 });
+    expect(submitted.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+
+    await t.runtime.chain.flush(); // the simulated chain mines it and its watcher reports the claim
+    const order = (await t.rest('GET', `/orders/${orderId}`)).body.result;
+    expect(order.status).toBe('destination_claimed');
+    expect(order.destination_intent).toMatchObject({ claim_tx_hash: submitted.tx_hash, commitment: secret });
+
+    await t.runtime.worker.tick();
+    const confirmed = (await t.rest('GET', `/relayer/claims/${orderId}`)).body.result;
+    expect(confirmed).toMatchObject({ status: 'confirmed', tx_hash: submitted.tx_hash, attempts: 1 });
+    const gql = await t.gql(`{ claim(orderId: "${orderId}") { status txHash } }`);
+    expect(gql.data.claim).toEqual({ status: 'CONFIRMED', txHash: submitted.tx_hash });
+  });
+
+  it('is idempotent: a repeat answers 202 with the same claim and is submitted once', async () => {
+    const { orderId, secret } = await claimableOrder();
+    const submissions = t.runtime.chain.submissions;
+    const replies = await Promise.all(Array.from({ length: 5 }, () => submit(orderId, secret)));
+    expect(replies.map((r) => r.status)).toEqual([202, 202, 202, 202, 202]);
+    await t.runtime.worker.tick();
+    await t.runtime.worker.tick();
+    expect(t.runtime.chain.submissions - submissions).toBe(1);
+    expect((await submit(orderId, secret)).body.result.status).toBe('submitted');
+  });
+
+  it('refuses with the reason: 400 bad input or wrong secret, 404 unknown order, 409 wrong state', async () => {
+    const { orderId, secret, order } = await claimableOrder();
+    expect((await submit(orderId, 'zz')).status).toBe(400);
+    const wrong = await submit(orderId, newSecret().secret);
+    expect(wrong).toMatchObject({ status: 400, body: { result: "commitment does not hash to the order's commitment_hash" } });
+    expect((await submit('0'.repeat(64), secret)).status).toBe(404);
+    expect((await t.rest('GET', `/relayer/claims/${'1'.repeat(64)}`)).status).toBe(404);
+
+    // Destination not created yet.
+    const early = newSecret();
+    const quote = await makeQuote(t);
+    const fresh = (await t.rest('POST', '/orders', orderBody(quote, { commitment_hash: early.commitmentHash }))).body.result;
+    const notYet = await submit(fresh.order_id, early.secret);
+    expect(notYet).toMatchObject({ status: 409, body: { result: 'the destination escrow is not created yet' } });
+
+    // Destination already claimed.
+    await postEvent(t, order.destination_intent.swap_id, escrowEvent('claim', 2001, { commitment: secret }));
+    expect((await submit(orderId, secret)).status).toBe(409);
+  });
+
+  it("refuses once the destination's cancel_after has passed", async () => {
+    const { orderId, secret } = await claimableOrder();
+    t.clock.advance(12 * 3600);
+    const late = await submit(orderId, secret);
+    t.clock.advance(-12 * 3600);
+    expect(late.status).toBe(409);
+    expect(late.body.result).toContain('cancel_after');
+  });
+
+  it('retries transient failures with backoff, then confirms', async () => {
+    const { orderId, secret } = await claimableOrder();
+    await submit(orderId, secret);
+    t.runtime.chain.failuresToInject.push(new TransientChainError('rpc timeout'), new TransientChainError('rpc timeout'));
+    await t.runtime.worker.tick();
+    let claim = (await t.rest('GET', `/relayer/claims/${orderId}`)).body.result;
+    expect(claim).toMatchObject({ status: 'queued', attempts: 1, last_error: 'rpc timeout' });
+    await t.runtime.worker.tick(); // not due yet: backoff
+    expect((await t.rest('GET', `/relayer/claims/${orderId}`)).body.result.attempts).toBe(1);
+    t.clock.advance(1);
+    await t.runtime.worker.tick();
+    expect((await t.rest('GET', `/relayer/claims/${orderId}`)).body.result).toMatchObject({ status: 'queued', attempts: 2 });
+    t.clock.advance(2);
+    await t.runtime.worker.tick();
+    claim = (await t.rest('GET', `/relayer/claims/${orderId}`)).body.result;
+    expect(claim).toMatchObject({ status: 'submitted', attempts: 3, last_error: null });
+  });
+
+  it('fails for good on a permanent error, or after the last attempt, with the reason', async () => {
+    const permanent = await claimableOrder();
+    await submit(permanent.orderId, permanent.secret);
+    t.runtime.chain.failuresToInject.push(new Error('execution reverted: escrow expired'));
+    await t.runtime.worker.tick();
+    expect((await t.rest('GET', `/relayer/claims/${permanent.orderId}`)).body.result).toMatchObject({
+      status: 'failed',
+      last_error: 'execution reverted: escrow expired',
+    });
+
+    const flaky = await claimableOrder();
+    await submit(flaky.orderId, flaky.secret);
+    for (let i = 0; i < 5; i++) {
+      t.runtime.chain.failuresToInject.push(new TransientChainError('node unreachable'));
+      await t.runtime.worker.tick();
+      t.clock.advance(60);
+    }
+    expect((await t.rest('GET', `/relayer/claims/${flaky.orderId}`)).body.result).toMatchObject({
+      status: 'failed',
+      attempts: 5,
+      last_error: 'node unreachable',
+    });
+  });
+
+  it('never logs the secret', async () => {
+    const { orderId, secret } = await claimableOrder();
+    await submit(orderId, secret);
+    await t.runtime.worker.tick();
+    await t.runtime.chain.flush();
+    await t.runtime.worker.tick();
+    expect((await t.rest('GET', `/relayer/claims/${orderId}`)).body.result.status).toBe('confirmed');
+    expect(logLines.length).toBeGreaterThan(0);
+    expect(logLines.join('\n')).not.toContain(secret);
+  });
+});
+
+describe('GET /relayer/health', () => {
+  it('reports JSON (no envelope) with the queue depth and each chain', async () => {
+    const reply = await t.rest('GET', '/relayer/health');
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ status: expect.stringMatching(/^(ok|degraded)$/), queue_depth: expect.any(Number) });
+    expect(reply.body.chains.ethereum).toEqual({ adapter: 'simulated', ok: true });
+    // The worker is not started in tests: the relayer says it is degraded.
+    expect(reply.body.status).toBe('degraded');
+    expect(reply.body.worker).toBe('stopped');
+  });
+});
+
+describe('two instances', () => {
+  let db: Database;
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    db = await openTestDatabase();
+    a = await createTestApp({ db });
+    b = await createTestApp({ db });
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+    await db.close();
+  });
+
+  it('submit each claim exactly once when their workers race', async () => {
+    const claims = [];
+    for (let i = 0; i < 12; i++) claims.push(await claimableOrder(a));
+    for (const c of claims) expect((await submit(c.orderId, c.secret, a)).status).toBe(202);
+    await Promise.all([a.runtime.worker.tick(), b.runtime.worker.tick(), a.runtime.worker.tick(), b.runtime.worker.tick()]);
+    expect(a.runtime.chain.submissions + b.runtime.chain.submissions).toBe(12);
+    const rows = await db.prisma.relayerClaim.findMany({ where: { orderId: { in: claims.map((c) => c.orderId) } } });
+    expect(rows.every((r) => r.status === 'submitted' && r.attempts === 1)).toBe(true);
+  });
+});
