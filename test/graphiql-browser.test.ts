@@ -5,6 +5,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { TEST_DB } from './support/database.ts';
+import { escrowEvent, postEvent } from './support/events.ts';
 import { makeOrder } from './support/fixtures.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -54,5 +55,17 @@ describe.skipIf(TEST_DB !== 'pglite')('GraphiQL in Chromium', () => {
     const text = (await page.evaluate(() => document.body.innerText)).replace(/\s/g, '');
     expect(text).toContain('"status":"PENDING"');
     expect(outside).toEqual([]);
+  }, 90_000);
+
+  it('shows a subscription update as the order moves', async () => {
+    const order = await makeOrder(t, {}, 'browser-subscriber');
+    const page = await browser.newPage();
+    const query = encodeURIComponent(`subscription { orderUpdated(orderId: "${order.order_id}") { status } }`);
+    await page.goto(`${base}/graphql?query=${query}`);
+    await page.click('.graphiql-execute-button', { timeout: 30_000 });
+    // Give the subscription a moment to be established before the event is recorded.
+    await page.waitForTimeout(1_000);
+    await postEvent(t, order.source_intent.swap_id, escrowEvent('create', 1));
+    await page.waitForFunction(() => document.body.innerText.includes('SOURCE_CREATED'), undefined, { timeout: 30_000 });
   }, 90_000);
 });
