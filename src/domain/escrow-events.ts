@@ -62,15 +62,16 @@ interface RecordedFacts {
   timestamp: Date | null;
 }
 
+/** Where each kind of event is recorded on an intent (seed 2.2's create/claim/cancel columns). */
+const COLUMNS = {
+  create: { txHash: 'createTxHash', blockNumber: 'createBlockNumber', timestamp: 'createTimestamp' },
+  claim: { txHash: 'claimTxHash', blockNumber: 'claimBlockNumber', timestamp: 'claimTimestamp' },
+  cancel: { txHash: 'cancelTxHash', blockNumber: 'cancelBlockNumber', timestamp: 'cancelTimestamp' },
+} as const;
+
 function recorded(intent: Intent, kind: EscrowEventKind): RecordedFacts {
-  switch (kind) {
-    case 'create':
-      return { txHash: intent.createTxHash, blockNumber: intent.createBlockNumber, timestamp: intent.createTimestamp };
-    case 'claim':
-      return { txHash: intent.claimTxHash, blockNumber: intent.claimBlockNumber, timestamp: intent.claimTimestamp };
-    case 'cancel':
-      return { txHash: intent.cancelTxHash, blockNumber: intent.cancelBlockNumber, timestamp: intent.cancelTimestamp };
-  }
+  const columns = COLUMNS[kind];
+  return { txHash: intent[columns.txHash], blockNumber: intent[columns.blockNumber], timestamp: intent[columns.timestamp] };
 }
 
 function sameEvent(facts: RecordedFacts, event: EscrowEvent): boolean {
@@ -125,14 +126,8 @@ function factsOf(intent: Intent): EscrowFacts {
 }
 
 function eventFields(event: EscrowEvent): Prisma.IntentUpdateInput {
-  switch (event.kind) {
-    case 'create':
-      return { createTxHash: event.txHash, createBlockNumber: event.blockNumber, createTimestamp: event.timestamp };
-    case 'claim':
-      return { claimTxHash: event.txHash, claimBlockNumber: event.blockNumber, claimTimestamp: event.timestamp };
-    case 'cancel':
-      return { cancelTxHash: event.txHash, cancelBlockNumber: event.blockNumber, cancelTimestamp: event.timestamp };
-  }
+  const columns = COLUMNS[event.kind];
+  return { [columns.txHash]: event.txHash, [columns.blockNumber]: event.blockNumber, [columns.timestamp]: event.timestamp };
 }
 
 export interface RecordedEvent {
