@@ -88,6 +88,11 @@ describe('GET /orders/user/{user_id} and /orders/{order_id}', () => {
     const nobody = (await t.rest('GET', '/orders/user/nobody')).body.result;
     expect(nobody).toEqual({ data: [], page: 1, limit: 20, total: 0, total_pages: 0 });
     expect((await t.rest('GET', '/orders/user/alice?limit=500')).status).toBe(400);
+    // PostgreSQL text cannot hold NUL: refused up front, not a driver error.
+    const nul = await t.rest('GET', '/orders/user/a%00b');
+    expect(nul).toMatchObject({ status: 400, body: { result: 'user_id must not contain control characters' } });
+    const gqlNul = await t.gql('query ($u: String!) { ordersByUser(userId: $u) { total } }', { u: 'a\u0000' });
+    expect(gqlNul.errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
   });
 
   it('404s unknown and impossible order ids', async () => {

@@ -277,8 +277,14 @@ const ORDER_ID = /^[0-9a-f]{64}$/;
 /** An id that cannot exist is simply not found (CONTRACT 4.1). */
 export function orderIdOrNotFound(orderId: string): string {
   const id = orderId.toLowerCase();
-  if (!ORDER_ID.test(id)) throw notFound(`order ${orderId} not found`);
+  // An impossible id is not echoed back: it may hold anything, control characters included.
+  if (!ORDER_ID.test(id)) throw notFound('order not found');
   return id;
+}
+
+/** User ids are opaque strings chosen by clients: any printable text up to 128 characters. */
+export function parseUserId(value: unknown): string {
+  return requireString(value, 'user_id', 128);
 }
 
 export function assertFound<T>(order: T | null, orderId: string): T {

@@ -107,6 +107,6 @@ export function isPossibleQuoteId(id: string): boolean {
 
 export async function findQuote(deps: Pick<DomainDeps, 'prisma'>, quoteId: string): Promise<Quote> {
   const quote = isPossibleQuoteId(quoteId) ? await deps.prisma.quote.findUnique({ where: { id: quoteId } }) : null;
-  if (!quote) throw notFound(`quote ${quoteId} not found`);
+  if (!quote) throw notFound(isPossibleQuoteId(quoteId) ? `quote ${quoteId} not found` : 'quote not found');
   return quote;
 }

@@ -1,5 +1,5 @@
 import { parseEscrowEvent } from '../domain/escrow-events.ts';
-import { parseCreateOrderRequest } from '../domain/orders.ts';
+import { parseCreateOrderRequest, parseUserId } from '../domain/orders.ts';
 import { parseClaimRequest } from '../relayer/claims.ts';
 import { orderFilterWhere, parsePagination, parseStatuses } from '../domain/order-list.ts';
 import { parseQuoteRequest } from '../domain/quotes.ts';
@@ -118,7 +118,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/orders/user/:userId',
     async handle(input, run) {
-      const { data } = await run('ordersByUser', { userId: input.params.userId, ...pagination(input.query) });
+      const { data } = await run('ordersByUser', { userId: parseUserId(input.params.userId), ...pagination(input.query) });
       return ok(restPage(data.ordersByUser));
     },
   },

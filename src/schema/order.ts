@@ -7,7 +7,7 @@ import {
   parsePagination,
   type OrderFilterInput,
 } from '../domain/order-list.ts';
-import { assertFound, createOrder, orderIdOrNotFound, type CreatedOrder } from '../domain/orders.ts';
+import { assertFound, createOrder, orderIdOrNotFound, parseUserId, type CreatedOrder } from '../domain/orders.ts';
 import { ORDER_STATUSES, statusAt, type OrderStatus } from '../domain/status.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { builder } from './builder.ts';
@@ -131,7 +131,7 @@ builder.queryFields((t) => ({
       page: t.arg.int({ required: false }),
       limit: t.arg.int({ required: false }),
     },
-    resolve: (_root, args, ctx) => ({ ...parsePagination(args), where: { userId: args.userId } }),
+    resolve: (_root, args, ctx) => ({ ...parsePagination(args), where: { userId: parseUserId(args.userId) } }),
   }),
   ordersConnection: t.prismaConnection({
     type: 'Order',
@@ -153,7 +153,7 @@ builder.queryFields((t) => ({
         where: {
           AND: [
             orderFilterWhere(ctx.registry, filterInput(args.filter), ctx.now()),
-            args.userId ? { userId: args.userId } : {},
+            args.userId != null ? { userId: parseUserId(args.userId) } : {},
           ],
         },
         orderBy: NEWEST_FIRST,

@@ -1,4 +1,4 @@
-import { orderIdOrNotFound } from '../domain/orders.ts';
+import { orderIdOrNotFound, parseUserId } from '../domain/orders.ts';
 import { builder } from './builder.ts';
 
 builder.subscriptionType({});
@@ -16,7 +16,7 @@ builder.subscriptionFields((t) => ({
     type: 'Order',
     description: 'Any order of this user, when it is created or changes.',
     args: { userId: t.arg.string({ required: true }) },
-    subscribe: (_root, args, ctx) => ctx.pubsub.subscribe('userOrdersUpdated', args.userId),
+    subscribe: (_root, args, ctx) => ctx.pubsub.subscribe('userOrdersUpdated', parseUserId(args.userId)),
     resolve: (query, payload, _args, ctx) =>
       ctx.prisma.order.findUniqueOrThrow({ ...query, where: { id: (payload as { orderId: string }).orderId } }),
   }),
