@@ -2,7 +2,7 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { bearerToken, keyMatches } from './auth.ts';
+import { bearerToken, keyMatches } from './http/auth.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { DomainError, ERROR_STATUS } from './domain/errors.ts';
@@ -11,6 +11,7 @@ import type { Registry } from './domain/registry/registry.ts';
 import type { StatsCache } from './domain/stats-cache.ts';
 import { documents } from './rest/documents.ts';
 import { envelope } from './rest/http.ts';
+import { requestIdOf, requestLogPlugin } from './http/request-log.ts';
 import { restPlugin } from './rest/plugin.ts';
 import type { RunDocument } from './rest/routes.ts';
 import type { ChainAdapter } from './relayer/chain-adapter.ts';
@@ -74,6 +75,7 @@ export function createApp(deps: AppDeps): App {
     },
     maskedErrors: { maskError: (error, message) => maskError(error, message, deps.logger) },
     plugins: [
+      requestLogPlugin(deps.logger),
       restPlugin({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         registry: deps.registry,
@@ -83,7 +85,7 @@ export function createApp(deps: AppDeps): App {
         ready: () => readiness(deps),
         relayerHealth: () => relayerHealth(deps),
         onInternalError: (error, request) =>
-          deps.logger.error({ err: error, method: request.method, url: request.url }, 'unhandled error'),
+          deps.logger.error({ err: error, reqId: requestIdOf(request), method: request.method }, 'unhandled error'),
       }),
     ],
   });

@@ -75,6 +75,17 @@ describe('HTTP surface', () => {
     }
   });
 
+  it('tags every response with a request id, keeping a sane one the caller sent', async () => {
+    for (const path of ['/health', '/orders', '/nope', '/graphql?query=%7B__typename%7D']) {
+      const reply = await t.rest('GET', path);
+      expect(reply.headers.get('x-request-id'), path).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    const given = await t.rest('GET', '/orders', undefined, { 'x-request-id': 'client-abc.123' });
+    expect(given.headers.get('x-request-id')).toBe('client-abc.123');
+    const insane = await t.rest('GET', '/orders', undefined, { 'x-request-id': 'no spaces <allowed>' });
+    expect(insane.headers.get('x-request-id')).not.toBe('no spaces <allowed>');
+  });
+
   it('serves GraphiQL from the package, without any CDN', async () => {
     const response = await t.app.fetch('http://test/graphql', { headers: { accept: 'text/html' } });
     expect(response.status).toBe(200);

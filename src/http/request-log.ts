@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import type { Plugin } from 'graphql-yoga';
+import type { Logger } from 'pino';
+
+const ids = new WeakMap<Request, string>();
+const ACCEPTABLE_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** The request's id: the caller's `X-Request-Id` when it is sane, else a new UUID. */
+export function requestIdOf(request: Request): string {
+  let id = ids.get(request);
+  if (!id) {
+    const given = request.headers.get('x-request-id');
+    id = given && ACCEPTABLE_ID.test(given) ? given : randomUUID();
+    ids.set(request, id);
+  }
+  return id;
+}
+
+/**
+ * Gives every request an id, returns it as `X-Request-Id`, and writes one access-log line with it.
+ * Query strings are not logged: they can carry user ids. Headers are not logged at all.
+ */
+export function requestLogPlugin(logger: Logger): Plugin {
+  const started = new WeakMap<Request, number>();
+  return {
+    onRequest({ request }) {
+      requestIdOf(request);
+      started.set(request, performance.now());
+    },
+    onResponse({ request, response }) {
+      const reqId = requestIdOf(request);
+      response.headers.set('x-request-id', reqId);
+      const ms = Math.round((performance.now() - (started.get(request) ?? performance.now())) * 10) / 10;
+      const path = new URL(request.url).pathname;
+      const level = response.status >= 500 ? 'error' : 'info';
+      logger[level]({ reqId, method: request.method, path, status: response.status, ms }, 'request');
+    },
+  };
+}
