@@ -2,6 +2,7 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import { isWriterAllowed } from './http/api-keys.ts';
 import { bearerToken, keyMatches } from './http/auth.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
@@ -54,6 +55,7 @@ export function createApp(deps: AppDeps): App {
     events,
     now,
     isWatcher: keyMatches(bearerToken(request), deps.config.watcherKey),
+    canWrite: isWriterAllowed(request, deps.config.apiKeys),
   });
 
   const yoga: App = createYoga<Record<string, never>, GraphQLContext>({
@@ -78,6 +80,7 @@ export function createApp(deps: AppDeps): App {
       requestLogPlugin(deps.logger),
       restPlugin({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
+        apiKeys: deps.config.apiKeys,
         registry: deps.registry,
         now,
         run: (request) => runDocument(yoga, request),

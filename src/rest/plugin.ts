@@ -1,11 +1,13 @@
 import type { Plugin } from 'graphql-yoga';
 import { DomainError } from '../domain/errors.ts';
+import { isWriterAllowed } from '../http/api-keys.ts';
 import type { Registry } from '../domain/registry/registry.ts';
 import { envelope, errorEnvelope, readJsonBody } from './http.ts';
 import { matchPath, routes, type RunDocument } from './routes.ts';
 
 export interface RestOptions {
   graphqlEndpoint: string;
+  apiKeys: readonly string[];
   registry: Registry;
   now: () => Date;
   run: (request: Request) => RunDocument;
@@ -44,6 +46,9 @@ async function handle(options: RestOptions, request: Request, url: URL): Promise
     if (!match) {
       const allow = [...new Set(matching.map((m) => m.route.method))].join(', ');
       return envelope(405, `method ${request.method} is not allowed on ${url.pathname}; use ${allow}`, { allow });
+    }
+    if (match.route.write && !isWriterAllowed(request, options.apiKeys)) {
+      return envelope(401, 'this write needs Authorization: Bearer <API key>', { 'www-authenticate': 'Bearer' });
     }
     const body = match.route.body ? await readJsonBody(request) : undefined;
     const result = await match.route.handle(

@@ -37,6 +37,8 @@ export interface Route {
   path: string;
   /** True when the handler needs the parsed JSON body. */
   body?: boolean;
+  /** A write: needs an API key when API_KEYS is set (checked before the body). */
+  write?: boolean;
   handle(input: RouteInput, run: RunDocument): Promise<RouteResult>;
 }
 
@@ -89,6 +91,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/orders',
     body: true,
+    write: true,
     async handle(input, run) {
       const request = parseCreateOrderRequest(input.registry, input.body);
       const leg = (l: typeof request.source) => ({ asset: l.asset, recipient: l.recipient, amount: l.amount.toString() });
@@ -146,6 +149,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/quotes',
     body: true,
+    write: true,
     async handle(input, run) {
       const request = parseQuoteRequest(input.body);
       const { data } = await run('createQuote', {
@@ -188,6 +192,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/relayer/claims',
     body: true,
+    write: true,
     async handle(input, run) {
       const request = parseClaimRequest(input.body);
       const { data } = await run('submitClaim', { input: { orderId: request.orderId, commitment: request.commitment } });

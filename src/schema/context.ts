@@ -8,6 +8,8 @@ export interface GraphQLContext extends DomainDeps {
   pubsub: OrderPubSub;
   /** The request carried the watcher key (escrow-event ingestion). */
   isWatcher: boolean;
+  /** Writes are open (no API_KEYS) or the request carried one of the keys. */
+  canWrite: boolean;
   /** Set by resolvers whose result is cacheable (stats); read by the REST layer for Cache-Control. */
   cacheMaxAgeSecs?: number;
 }

@@ -1,3 +1,4 @@
+import { requireWriter } from '../http/api-keys.ts';
 import { badRequest } from '../domain/errors.ts';
 import {
   MAX_LIMIT,
@@ -198,13 +199,15 @@ builder.mutationFields((t) => ({
     type: CreateOrderPayload,
     description: 'Consumes the quote exactly once. Replaying the same input returns the same order.',
     args: { input: t.arg({ type: CreateOrderInput, required: true }) },
-    resolve: (_root, { input }, ctx) =>
-      createOrder(ctx, {
+    resolve: (_root, { input }, ctx) => {
+      requireWriter(ctx);
+      return createOrder(ctx, {
         user_id: input.userId,
         quote_id: input.quoteId,
         source: input.source,
         destination: input.destination,
         commitment_hash: input.commitmentHash,
-      }),
+      });
+    },
   }),
 }));

@@ -1,3 +1,4 @@
+import { requireWriter } from '../http/api-keys.ts';
 import { createQuote, findQuote } from '../domain/quotes.ts';
 import { builder } from './builder.ts';
 
@@ -66,6 +67,9 @@ builder.mutationFields((t) => ({
   createQuote: t.prismaField({
     type: 'Quote',
     args: { input: t.arg({ type: CreateQuoteInput, required: true }) },
-    resolve: (_query, _root, { input }, ctx) => createQuote(ctx, input),
+    resolve: (_query, _root, { input }, ctx) => {
+      requireWriter(ctx);
+      return createQuote(ctx, input);
+    },
   }),
 }));

@@ -1,3 +1,4 @@
+import { requireWriter } from '../http/api-keys.ts';
 import { findClaim, submitClaim } from '../relayer/claims.ts';
 import { builder } from './builder.ts';
 
@@ -46,6 +47,9 @@ builder.mutationFields((t) => ({
     type: 'RelayerClaim',
     description: 'Asks the relayer to claim the destination escrow for the user. Repeats are idempotent.',
     args: { input: t.arg({ type: SubmitClaimInput, required: true }) },
-    resolve: (_query, _root, { input }, ctx) => submitClaim(ctx, { order_id: input.orderId, commitment: input.commitment }),
+    resolve: (_query, _root, { input }, ctx) => {
+      requireWriter(ctx);
+      return submitClaim(ctx, { order_id: input.orderId, commitment: input.commitment });
+    },
   }),
 }));
