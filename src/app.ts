@@ -12,6 +12,7 @@ import type { Registry } from './domain/registry/registry.ts';
 import type { StatsCache } from './domain/stats-cache.ts';
 import { documents } from './rest/documents.ts';
 import { envelope } from './rest/http.ts';
+import { graphqlLimitPlugins } from './http/graphql-limits.ts';
 import { requestIdOf, requestLogPlugin } from './http/request-log.ts';
 import { restPlugin } from './rest/plugin.ts';
 import type { RunDocument } from './rest/routes.ts';
@@ -66,7 +67,8 @@ export function createApp(deps: AppDeps): App {
     // the seed's `Online`, served by the REST plugin, so Yoga's is moved out of the way.
     healthCheckEndpoint: `${GRAPHQL_ENDPOINT}/health`,
     landingPage: false,
-    graphiql: { title: 'Order book GraphQL' },
+    // GraphiQL's GET subscriptions must carry the CSRF header like any other client.
+    graphiql: { title: 'Order book GraphQL', additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' } },
     // GraphiQL's assets come from the npm package, not a CDN: the machines have no internet.
     renderGraphiQL,
     logging: {
@@ -76,8 +78,11 @@ export function createApp(deps: AppDeps): App {
       error: (...args) => deps.logger.error(args.map(String).join(' ')),
     },
     maskedErrors: { maskError: (error, message) => maskError(error, message, deps.logger) },
+    // One operation per request: batching would multiply every limit below by the batch size.
+    batching: false,
     plugins: [
       requestLogPlugin(deps.logger),
+      ...graphqlLimitPlugins({ production: deps.config.env === 'production' }),
       restPlugin({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         apiKeys: deps.config.apiKeys,
