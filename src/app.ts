@@ -1,6 +1,7 @@
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { isWriterAllowed } from './http/api-keys.ts';
 import { bearerToken, keyMatches } from './http/auth.ts';
@@ -13,6 +14,7 @@ import type { StatsCache } from './domain/stats-cache.ts';
 import { documents } from './rest/documents.ts';
 import { envelope } from './rest/http.ts';
 import { graphqlLimitPlugins } from './http/graphql-limits.ts';
+import { rateLimitPlugin } from './http/rate-limit.ts';
 import { requestIdOf, requestLogPlugin } from './http/request-log.ts';
 import { restPlugin } from './rest/plugin.ts';
 import type { RunDocument } from './rest/routes.ts';
@@ -34,6 +36,8 @@ export interface AppDeps {
   readinessChecks?: Record<string, () => Promise<unknown>>;
   /** Subscription fan-out; in-process unless built on Redis. */
   pubsub: OrderPubSub;
+  /** Shares rate-limit counters between instances. */
+  redis?: Redis;
   /** What /relayer/health reports on. */
   relayer: { adapter: ChainAdapter; isRunning: () => boolean };
 }
@@ -82,6 +86,12 @@ export function createApp(deps: AppDeps): App {
     batching: false,
     plugins: [
       requestLogPlugin(deps.logger),
+      rateLimitPlugin({
+        perKeyPerMinute: deps.config.rateLimitPerKey,
+        perIpPerMinute: deps.config.rateLimitPerIp,
+        trustProxy: deps.config.trustProxy,
+        redis: deps.redis,
+      }) ?? {},
       ...graphqlLimitPlugins({ production: deps.config.env === 'production' }),
       restPlugin({
         graphqlEndpoint: GRAPHQL_ENDPOINT,

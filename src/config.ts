@@ -35,6 +35,9 @@ const envSchema = z.object({
   ORDER_DEADLINE_SECONDS: seconds(3600),
   STATS_CACHE_SECONDS: seconds(120),
   SHUTDOWN_GRACE_SECONDS: seconds(10),
+  RATE_LIMIT_PER_KEY: z.coerce.number().int('must be an integer').positive('must be positive').optional(),
+  RATE_LIMIT_PER_IP: z.coerce.number().int('must be an integer').positive('must be positive').optional(),
+  TRUST_PROXY: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
   RELAYER_POLL_MS: z.coerce.number().int('must be an integer').min(10, 'must be at least 10').default(250),
   SIMULATED_CHAIN_CONFIRM_MS: z.coerce.number().int('must be an integer').min(0).default(1500),
 });
@@ -56,6 +59,11 @@ export interface Config {
   orderDeadlineSeconds: number;
   statsCacheSeconds: number;
   shutdownGraceSeconds: number;
+  /** Requests per minute per API key / per client IP; undefined = no limit (the default). */
+  rateLimitPerKey: number | undefined;
+  rateLimitPerIp: number | undefined;
+  /** Believe X-Forwarded-For for the client IP. */
+  trustProxy: boolean;
   /** How often the relayer worker looks for claims to submit or confirm. */
   relayerPollMs: number;
   /** The simulated chain mines a claim this long after it is sent. */
@@ -88,6 +96,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     orderDeadlineSeconds: e.ORDER_DEADLINE_SECONDS,
     statsCacheSeconds: e.STATS_CACHE_SECONDS,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+    rateLimitPerKey: e.RATE_LIMIT_PER_KEY,
+    rateLimitPerIp: e.RATE_LIMIT_PER_IP,
+    trustProxy: e.TRUST_PROXY === 'true',
     relayerPollMs: e.RELAYER_POLL_MS,
     simulatedChainConfirmMs: e.SIMULATED_CHAIN_CONFIRM_MS,
   };

@@ -65,6 +65,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     logger,
     now,
     pubsub,
+    redis: redis?.client,
     relayer: { adapter: chain, isRunning: () => worker.isRunning },
     readinessChecks: redis ? { redis: () => redis.client.ping() } : undefined,
   });

@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../src/db/database.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { openTestDatabase } from './support/database.ts';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+// Each run has IPs of its own, so parallel runs on one Redis never share a budget.
+const ip = () => `10.${randomBytes(3).join('.')}`;
+const from = (address: string, extra: Record<string, string> = {}) => ({ 'x-forwarded-for': address, ...extra });
+
+describe('rate limits', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { RATE_LIMIT_PER_IP: '5', RATE_LIMIT_PER_KEY: '8', TRUST_PROXY: 'true' } });
+  });
+  afterAll(() => t.close());
+
+  it('allows the budget per IP, then answers 429 with Retry-After and RateLimit headers', async () => {
+    const me = ip();
+    for (let i = 1; i <= 5; i++) {
+      const reply = await t.rest('GET', '/chains', undefined, from(me));
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('ratelimit-limit')).toBe('5');
+      expect(reply.headers.get('ratelimit-remaining')).toBe(String(5 - i));
+    }
+    const refused = await t.rest('GET', '/chains', undefined, from(me));
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+    expect(refused.body).toEqual({ status: 'Error', result: expect.stringContaining('rate limit of 5 requests per minute') });
+    // GraphQL shares the budget; another IP has its own; health is never limited.
+    expect((await t.app.fetch('http://test/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...from(me) }, body: '{"query":"{ __typename }"}' })).status).toBe(429);
+    expect((await t.rest('GET', '/chains', undefined, from(ip()))).status).toBe(200);
+    expect((await t.rest('GET', '/health', undefined, from(me))).status).toBe(200);
+  });
+
+  it('counts a caller with a key by its key, not its IP', async () => {
+    const key = { authorization: `Bearer k-${randomBytes(6).toString('hex')}` };
+    const statuses = [];
+    for (let i = 0; i < 9; i++) statuses.push((await t.rest('GET', '/chains', undefined, from(ip(), key))).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 429]);
+  });
+});
+
+describe('rate limits shared through Redis by two instances', () => {
+  let db: Database;
+  let a: TestApp;
+  let b: TestApp;
+  const clients: Redis[] = [];
+  beforeAll(async () => {
+    db = await openTestDatabase();
+    const instance = () => {
+      const client = new Redis(REDIS_URL);
+      const subscriber = new Redis(REDIS_URL);
+      clients.push(client, subscriber);
+      return createTestApp({ db, redis: { client, subscriber }, env: { RATE_LIMIT_PER_IP: '4', TRUST_PROXY: 'true' } });
+    };
+    a = await instance();
+    b = await instance();
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+    for (const c of clients) c.disconnect();
+    await db.close();
+  });
+
+  it('spends one budget across both instances', async () => {
+    const me = ip();
+    const statuses = [];
+    for (let i = 0; i < 6; i++) statuses.push((await (i % 2 ? a : b).rest('GET', '/assets', undefined, from(me))).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+  });
+});
