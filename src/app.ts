@@ -13,6 +13,7 @@ import type { Registry } from './domain/registry/registry.ts';
 import type { StatsCache } from './domain/stats-cache.ts';
 import { documents } from './rest/documents.ts';
 import { envelope } from './rest/http.ts';
+import { graphqlBodyPlugin } from './http/graphql-body.ts';
 import { graphqlLimitPlugins } from './http/graphql-limits.ts';
 import { rateLimitPlugin } from './http/rate-limit.ts';
 import { requestIdOf, requestLogPlugin } from './http/request-log.ts';
@@ -92,6 +93,7 @@ export function createApp(deps: AppDeps): App {
         trustProxy: deps.config.trustProxy,
         redis: deps.redis,
       }) ?? {},
+      graphqlBodyPlugin(),
       ...graphqlLimitPlugins({ production: deps.config.env === 'production' }),
       restPlugin({
         graphqlEndpoint: GRAPHQL_ENDPOINT,

@@ -67,6 +67,30 @@ describe('HTTP surface', () => {
     expect(await chunked.json()).toMatchObject({ status: 'Error' });
   });
 
+  it('applies the same body rules to GraphQL POSTs', async () => {
+    const post = (body: BodyInit, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+      t.app.fetch('http://test/graphql', { method: 'POST', headers, body, duplex: 'half' } as RequestInit);
+    const big = JSON.stringify({ query: `{ ${'__typename '.repeat(7000)}}` });
+    expect((await post(big)).status).toBe(413);
+    const chunks = new TextEncoder().encode(big);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < chunks.length; i += 4096) controller.enqueue(chunks.slice(i, i + 4096));
+        controller.close();
+      },
+    });
+    const chunked = await post(stream);
+    expect(chunked.status).toBe(413);
+    expect(await chunked.json()).toEqual({ status: 'Error', result: 'body must be at most 65536 bytes' });
+    // A form post is a cross-site request: CSRF prevention refuses it first; with the header, 415.
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    expect((await post('query=%7B__typename%7D', form)).status).toBe(403);
+    expect((await post('query=%7B__typename%7D', { ...form, 'x-graphql-yoga-csrf': '1' })).status).toBe(415);
+    expect((await post('{"query": ')).status).toBe(400);
+    const ok = await post(JSON.stringify({ query: '{ __typename }' }));
+    expect(await ok.json()).toEqual({ data: { __typename: 'Query' } });
+  });
+
   it('answers a JSON body that is not an object with a 400', async () => {
     for (const body of ['[]', '"text"', '42', 'null']) {
       const reply = await t.rest('POST', '/orders', body);

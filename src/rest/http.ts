@@ -40,7 +40,7 @@ export async function readJsonBody(request: Request): Promise<unknown> {
 
 const tooLarge = () => new DomainError('PAYLOAD_TOO_LARGE', `body must be at most ${MAX_BODY_BYTES} bytes`);
 
-async function readLimited(request: Request, limit: number): Promise<string> {
+export async function readLimited(request: Request, limit: number): Promise<string> {
   if (!request.body) return '';
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
