@@ -7,6 +7,7 @@ import { isWriterAllowed } from './http/api-keys.ts';
 import { bearerToken, keyMatches } from './http/auth.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import { isDatabaseUnavailable } from './db/unavailable.ts';
 import { DomainError, ERROR_STATUS } from './domain/errors.ts';
 import type { PriceSource } from './domain/prices.ts';
 import type { Registry } from './domain/registry/registry.ts';
@@ -153,6 +154,7 @@ function maskError(error: unknown, message: string, logger: Logger): Error {
   }
   if (error instanceof GraphQLError && !error.originalError) return error;
   if (isDatabaseUnavailable(original)) {
+    logger.warn({ err: (original as Error)?.message }, 'database unavailable');
     return new GraphQLError('service unavailable: the database is unreachable, retry shortly', {
       extensions: { code: 'UNAVAILABLE' },
     });
@@ -161,12 +163,6 @@ function maskError(error: unknown, message: string, logger: Logger): Error {
   return new GraphQLError(message, { extensions: { code: 'INTERNAL' } });
 }
 
-function isDatabaseUnavailable(error: unknown): boolean {
-  const text = String((error as { code?: string })?.code ?? '') + String((error as Error)?.message ?? '');
-  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|P1001|P1017|P2024|DatabaseNotReachable|timeout exceeded when trying to connect|Connection terminated/i.test(
-    text,
-  );
-}
 
 /** Relayer health is JSON without the envelope (seed 4.5): queue depth and each chain's adapter. */
 async function relayerHealth(deps: AppDeps): Promise<Response> {

@@ -1,5 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import { DomainError } from '../domain/errors.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { isWriterAllowed } from '../http/api-keys.ts';
 import type { Registry } from '../domain/registry/registry.ts';
 import { envelope, errorEnvelope, readJsonBody } from './http.ts';
@@ -58,6 +59,11 @@ async function handle(options: RestOptions, request: Request, url: URL): Promise
     return envelope(result.status, result.result, result.headers);
   } catch (error) {
     if (error instanceof DomainError) return errorEnvelope(error, retryAfter(error));
+    if (isDatabaseUnavailable(error)) {
+      return errorEnvelope(new DomainError('UNAVAILABLE', 'service unavailable: the database is unreachable, retry shortly'), {
+        'retry-after': '5',
+      });
+    }
     options.onInternalError(error, request);
     return envelope(500, 'internal server error');
   }
