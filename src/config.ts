@@ -28,6 +28,7 @@ const envSchema = z.object({
     (url) => url === undefined || /^rediss?:\/\//.test(url),
     'must be a redis:// or rediss:// URL',
   ),
+  REDIS_KEY_PREFIX: z.string().default(''),
   API_KEYS: optionalString,
   WATCHER_KEY: optionalString,
   ASSETS_FILE: optionalString,
@@ -51,6 +52,8 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   redisUrl: string | undefined;
+  /** Prepended to every Redis key, so several deployments (or test runs) can share one Redis. */
+  redisKeyPrefix: string;
   /** When non-empty, writes need `Authorization: Bearer <key>`. */
   apiKeys: string[];
   watcherKey: string | undefined;
@@ -89,6 +92,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     apiKeys: (e.API_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean),
     watcherKey: e.WATCHER_KEY,
     assetsFile: e.ASSETS_FILE,

@@ -7,11 +7,10 @@ import { createLogger } from './logger.ts';
 import { createRuntime } from './runtime.ts';
 import { serveWebSockets } from './websocket.ts';
 
-function connectRedis(url: string, logger: Logger) {
+function connectRedis(url: string, keyPrefix: string, logger: Logger) {
   // Commands fail fast while Redis is away instead of queueing without bound.
-  const options = { maxRetriesPerRequest: 1, enableOfflineQueue: false };
-  const client = new Redis(url, options);
-  const subscriber = new Redis(url, { maxRetriesPerRequest: 1 });
+  const client = new Redis(url, { keyPrefix, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  const subscriber = new Redis(url, { keyPrefix, maxRetriesPerRequest: 1 });
   for (const r of [client, subscriber]) r.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   return { client, subscriber };
 }
@@ -33,7 +32,7 @@ async function main(): Promise<void> {
   const db: Database = config.databaseUrl
     ? await openPostgres({ url: config.databaseUrl, onPoolError: (err) => logger.warn({ err }, 'database pool error') })
     : await openPglite(config.dataDir);
-  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, config.redisKeyPrefix, logger) : undefined;
   const runtime = createRuntime({ config, db, logger, redis });
   const { app } = runtime;
 

@@ -1,0 +1,88 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import pg from 'pg';
+import { pgTarget } from '../../src/db/database.ts';
+import { applyMigrations } from '../../src/db/migrate.ts';
+import { ADMIN_URL, urlFor } from '../support/postgres-setup.ts';
+
+/** A real server process, as `npm start` runs it. */
+export interface ServerProcess {
+  base: string;
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const port = 40000 + Math.floor(Math.random() * 20000);
+  let output = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const base = `http://127.0.0.1:${port}`;
+  const started = Date.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited:\n${output}`);
+    try {
+      if ((await fetch(`${base}/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() - started > 30_000) throw new Error(`server did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { base, child, output: () => output, exited };
+}
+
+/** A migrated PostgreSQL database of its own, dropped by the returned function. */
+export async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `obg_fault_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const client = new pg.Client({ connectionString: urlFor(name) });
+  await client.connect();
+  await applyMigrations(pgTarget(client));
+  await client.end();
+  return {
+    url: urlFor(name),
+    async drop() {
+      const a = new pg.Client({ connectionString: ADMIN_URL });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}
+
+const cluster = () => readdirSync('/etc/postgresql')[0]!;
+
+/** Stops the machine's PostgreSQL the hard way (no shutdown checkpoint, connections cut). */
+export function stopPostgres(): void {
+  execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', cluster(), 'main', 'stop', '-m', 'immediate']);
+}
+
+/** Starts it again; a cluster that is already running is fine. */
+export function startPostgres(): void {
+  try {
+    execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', cluster(), 'main', 'start'], { stdio: 'pipe' });
+  } catch (error) {
+    if (!/already running/.test(String((error as { stderr?: Buffer }).stderr ?? ''))) throw error;
+  }
+}
+
+export async function postJson(base: string, path: string, body: unknown, timeoutMs = 10_000) {
+  const response = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as { status: string; result: any } };
+}
