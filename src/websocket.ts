@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { ExecutionArgs } from 'graphql';
+import { GraphQLError, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { App } from './app.ts';
@@ -7,6 +7,14 @@ import type { App } from './app.ts';
 interface EnvelopedRoot {
   execute: (args: ExecutionArgs) => unknown;
   subscribe: (args: ExecutionArgs) => unknown;
+}
+
+/** A stand-in request carrying only the caller's Authorization, for the context's key checks. */
+function credentialsRequest(connectionParams: Readonly<Record<string, unknown>> | undefined, header: string | undefined) {
+  const fromParams = connectionParams?.authorization ?? connectionParams?.Authorization;
+  const authorization = typeof fromParams === 'string' ? fromParams : header;
+  // POST: Yoga refuses mutations on a GET request, and a WebSocket operation is no GET.
+  return new Request('http://websocket/graphql', { method: 'POST', headers: authorization ? { authorization } : {} });
 }
 
 /**
@@ -24,12 +32,22 @@ export function serveWebSockets(server: Server, app: App): { close(): Promise<vo
           ...ctx,
           req: ctx.extra.request,
           socket: ctx.extra.socket,
+          // Keys travel in connectionParams (browsers cannot set WebSocket headers) or the upgrade request.
+          request: credentialsRequest(ctx.connectionParams, ctx.extra.request.headers.authorization),
           params,
         });
+        let document: DocumentNode;
+        try {
+          document = parse(params.query);
+        } catch (error) {
+          // A bad operation is that operation's error; the socket and its other subscriptions stay.
+          if (error instanceof GraphQLError) return [error];
+          throw error;
+        }
         const args = {
           schema,
           operationName: params.operationName,
-          document: parse(params.query),
+          document,
           variableValues: params.variables,
           contextValue: await contextFactory(),
           rootValue: { execute, subscribe },

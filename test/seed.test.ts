@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { planSeed, seed, segwitV0Address, type SeedResult } from '../prisma/scripts/seed.ts';
+import { loadConfig } from '../src/config.ts';
+import type { Database } from '../src/db/database.ts';
+import { isValidAddress } from '../src/domain/addresses.ts';
+import { loadRegistry } from '../src/domain/registry/registry.ts';
+import { ORDER_STATUSES, STATUS_BUCKET, statusAt } from '../src/domain/status.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { openTestDatabase } from './support/database.ts';
+
+const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
+const ORDERS = 40;
+const USERS = 8;
+const DAYS = 3;
+
+let db: Database;
+let t: TestApp | undefined;
+let result: SeedResult;
+const lines: string[] = [];
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+  result = await seed({ db, config, orders: ORDERS, users: USERS, days: DAYS, seed: 'test', log: (l) => lines.push(l) });
+  t = await createTestApp({ db });
+}, 120_000);
+afterAll(async () => {
+  await t?.close();
+  await db?.close();
+});
+
+describe('npm run seed', () => {
+  it('creates the orders in every status of CONTRACT 4.3, as planned', async () => {
+    expect(result.orders).toBe(ORDERS);
+    expect(result.orderIds).toHaveLength(ORDERS);
+    expect(result.mismatches).toBe(0);
+    for (const status of ORDER_STATUSES) expect(result.byStatus[status], status).toBeGreaterThan(0);
+    expect(Object.values(result.byStatus).reduce((a, b) => a + b, 0)).toBe(ORDERS);
+    expect(lines.some((l) => l.startsWith(`seeded ${ORDERS} orders`))).toBe(true);
+
+    // The same, read back independently with the status rule.
+    const rows = await db.prisma.order.findMany({ select: { stage: true, deadlineAt: true, destExpiresAt: true } });
+    const now = new Date();
+    const counted = Object.fromEntries(ORDER_STATUSES.map((s) => [s, 0]));
+    for (const row of rows) counted[statusAt(row, now)]!++;
+    expect(counted).toEqual(result.byStatus);
+  });
+
+  it('lists every status through GET /orders?status=', async () => {
+    let total = 0;
+    for (const status of ORDER_STATUSES) {
+      const reply = await t!.rest('GET', `/orders?status=${status}&limit=100`);
+      expect(reply.status).toBe(200);
+      const page = reply.body.result;
+      expect(page.total, status).toBe(result.byStatus[status]);
+      expect(page.data.every((o: { status: string }) => o.status === status)).toBe(true);
+      total += page.total;
+    }
+    expect(total).toBe(ORDERS);
+  });
+
+  it('makes /stats consistent: completed + in progress + cancelled = total', async () => {
+    const stats = (await t!.rest('GET', '/stats')).body.result;
+    for (const window of [stats.all_time, stats.last_24h, stats.last_7d]) {
+      expect(window.completed_orders + window.in_progress_orders + window.cancelled_orders).toBe(window.total_orders);
+    }
+    const bucket = (b: string) =>
+      ORDER_STATUSES.filter((s) => STATUS_BUCKET[s] === b).reduce((sum, s) => sum + result.byStatus[s], 0);
+    expect(stats.all_time).toMatchObject({
+      total_orders: ORDERS,
+      completed_orders: bucket('completed'),
+      in_progress_orders: bucket('in_progress'),
+      cancelled_orders: bucket('cancelled'),
+    });
+    expect(stats.all_time.unique_users).toBeGreaterThan(1);
+    expect(stats.all_time.unique_users).toBeLessThanOrEqual(USERS);
+    expect(stats.all_time.total_volume_usd).toBeGreaterThan(0);
+    expect(stats.all_time.avg_completion_time_secs).toBeGreaterThan(0);
+    // Every in-progress order is recent, so the last day is never empty.
+    expect(stats.last_24h.total_orders).toBeGreaterThan(0);
+    expect(stats.top_chain_pairs.length).toBeGreaterThan(0);
+  });
+
+  it('records chain-consistent escrow events and keeps secrets hidden until a claim', async () => {
+    const orders = await db.prisma.order.findMany({ include: { sourceIntent: true, destinationIntent: true } });
+    const oldest = Date.now() - DAYS * 86_400_000 - 60_000;
+    for (const order of orders) {
+      expect(order.createdAt.getTime()).toBeGreaterThanOrEqual(oldest);
+      expect(order.createdAt.getTime()).toBeLessThanOrEqual(Date.now());
+      const quote = await db.prisma.quote.findUniqueOrThrow({ where: { id: order.quoteId } });
+      expect(quote.consumedBy).toBe(order.id);
+      const claimed = order.sourceIntent.claimTxHash !== null || order.destinationIntent.claimTxHash !== null;
+      for (const intent of [order.sourceIntent, order.destinationIntent]) {
+        for (const kind of ['claim', 'cancel'] as const) {
+          const block = intent[`${kind}BlockNumber`];
+          if (block === null) continue;
+          expect(intent.createBlockNumber).not.toBeNull();
+          expect(block >= intent.createBlockNumber!).toBe(true);
+          expect(intent[`${kind}Timestamp`]!.getTime()).toBeGreaterThanOrEqual(intent.createTimestamp!.getTime());
+        }
+        for (const ts of [intent.createTimestamp, intent.claimTimestamp, intent.cancelTimestamp]) {
+          if (ts) expect(ts.getTime() % 1000).toBe(0);
+        }
+        if (claimed) {
+          const digest = createHash('sha256').update(Buffer.from(intent.commitment!, 'hex')).digest('hex');
+          expect(digest).toBe(order.commitmentHash);
+        } else {
+          expect(intent.commitment).toBeNull();
+        }
+      }
+    }
+  });
+});
+
+describe('the seed plan', () => {
+  const registry = loadRegistry();
+  const now = new Date('2026-06-01T12:00:00Z');
+  const options = { orders: 120, users: 40, days: 10, seed: 'plan' };
+
+  it('is deterministic for a seed, and differs for another', () => {
+    const summary = (seedValue: string) =>
+      planSeed({ ...options, seed: seedValue }, registry, config, now).orders.map((o) => [
+        o.status,
+        o.route.source.id,
+        o.route.destination.id,
+        o.user.id,
+        o.amount.toString(),
+        o.createdAt,
+        o.events.map((e) => `${e.side}:${e.kind}@${e.at}`).join(','),
+      ]);
+    expect(summary('plan')).toEqual(summary('plan'));
+    expect(summary('plan')).not.toEqual(summary('other'));
+  });
+
+  it('keeps amounts within the registry bounds and addresses valid for their chains', () => {
+    const plan = planSeed(options, registry, config, now);
+    for (const order of plan.orders) {
+      const { source } = order.route;
+      expect(order.amount >= BigInt(source.min_amount) && order.amount <= BigInt(source.max_amount)).toBe(true);
+      expect(order.route.sourceChain.network).toBe(order.route.destChain.network);
+      const nowS = now.getTime() / 1000;
+      expect(order.createdAt).toBeGreaterThanOrEqual(nowS - options.days * 86400);
+      for (const e of order.events) expect(e.seenAt).toBeLessThanOrEqual(nowS);
+    }
+    for (const user of plan.users) {
+      for (const chain of registry.chains) {
+        const address =
+          chain.kind === 'evm' ? user.evm : chain.kind === 'solana' ? user.solana : chain.network === 'mainnet' ? user.bitcoin : user.bitcoinTestnet;
+        expect(isValidAddress(chain, address), `${chain.id} ${address}`).toBe(true);
+      }
+    }
+    // BIP-173's own test vector.
+    expect(segwitV0Address('bc', Buffer.from('751e76e8199196d454941c45d1b3a323f1433bd6', 'hex'))).toBe(
+      'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
+    );
+  });
+
+  it('leaves out only the statuses that cannot happen in a short window', () => {
+    const short = planSeed({ ...options, days: 0.5 }, registry, config, now);
+    expect(short.skipped.sort()).toEqual(['cancelled', 'refunding']);
+    expect(new Set(short.orders.map((o) => o.status)).size).toBe(ORDER_STATUSES.length - 2);
+  });
+});

@@ -1,0 +1,496 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createClient } from 'graphql-ws';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import type { App } from '../src/app.ts';
+import type { Database } from '../src/db/database.ts';
+import { serveWebSockets } from '../src/websocket.ts';
+import { WATCHER_KEY, createTestApp, type TestApp } from './support/app.ts';
+import { openTestDatabase } from './support/database.ts';
+import { escrowEvent, postEvent } from './support/events.ts';
+import { makeOrder } from './support/fixtures.ts';
+
+/**
+ * Subscriptions (CONTRACT 4.3, 7): each change is published to `orderUpdated(orderId)` and
+ * `userOrdersUpdated(userId)`, over SSE and over WebSocket, and across instances through Redis.
+ *
+ * Pub/sub channels are not prefixed by ioredis' keyPrefix, so parallel runs on one Redis are kept
+ * apart by their topics instead: order ids are random, and so are the user ids used here.
+ */
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const WAIT_MS = 5_000;
+
+const ORDER_UPDATED = `subscription ($id: String!) {
+  orderUpdated(orderId: $id) { orderId userId status sourceIntent { createTxHash } }
+}`;
+const USER_ORDERS_UPDATED = `subscription ($userId: String!) {
+  userOrdersUpdated(userId: $userId) { orderId userId status }
+}`;
+
+interface OrderView {
+  orderId: string;
+  userId: string;
+  status: string;
+  sourceIntent?: { createTxHash: string | null };
+}
+
+interface Result {
+  data?: Record<string, OrderView | null> | null;
+  errors?: { message: string }[];
+}
+
+const uniqueUser = () => `sub-${randomBytes(6).toString('hex')}`;
+
+/** The order carried by one subscription result, whichever field it came in. */
+function orderOf(result: Result): OrderView | undefined {
+  const data = result.data ?? {};
+  return (data.orderUpdated ?? data.userOrdersUpdated) ?? undefined;
+}
+
+/** Results of one subscription, as they arrive; every wait is bounded. */
+class Inbox {
+  private items: Result[] = [];
+  private ended = false;
+  private failure: unknown;
+  private wake: (() => void) | undefined;
+
+  push(item: Result) {
+    this.items.push(item);
+    this.notify();
+  }
+  end(error?: unknown) {
+    this.ended = true;
+    this.failure ??= error;
+    this.notify();
+  }
+  get size() {
+    return this.items.length;
+  }
+  private notify() {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+  /** Resolves on the next push or end, or after ms. */
+  private wait(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = undefined;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  /** The first result (received or to come) whose order matches, within ms; throws otherwise. */
+  async take(what: string, match: (order: OrderView) => boolean, ms = WAIT_MS): Promise<OrderView> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const index = this.items.findIndex((r) => {
+        const order = orderOf(r);
+        return order !== undefined && match(order);
+      });
+      if (index >= 0) {
+        const [result] = this.items.splice(index, 1);
+        expect(result!.errors).toBeUndefined();
+        return orderOf(result!)!;
+      }
+      const left = deadline - Date.now();
+      if (this.ended || left <= 0) {
+        const why = this.ended ? `the subscription ended (${String(this.failure ?? 'complete')})` : `${ms} ms passed`;
+        throw new Error(`${what}: not received, ${why}; got ${JSON.stringify(this.items)}`);
+      }
+      await this.wait(left);
+    }
+  }
+
+  /** Asserts that no result whose order matches arrives within ms (and that the subscription lives on). */
+  async none(what: string, match: (order: OrderView) => boolean, ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const hit = this.items.find((r) => {
+        const order = orderOf(r);
+        return order !== undefined && match(order);
+      });
+      if (hit) throw new Error(`${what}: received ${JSON.stringify(hit)}`);
+      if (this.ended) throw new Error(`${what}: the subscription ended (${String(this.failure ?? 'complete')})`);
+      const left = deadline - Date.now();
+      if (left <= 0) return;
+      await this.wait(left);
+    }
+  }
+
+  /**
+   * A subscription is only listening once the server has attached it to its pubsub (and, on Redis,
+   * once SUBSCRIBE is done), which the client cannot see. Probe until a probe comes through:
+   * from then on nothing published can be missed. Probes re-announce an existing order unchanged.
+   */
+  async untilLive(probe: () => void, ms = WAIT_MS): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (this.items.length === 0) {
+      if (this.ended) throw new Error(`the subscription ended before it was live: ${String(this.failure)}`);
+      if (Date.now() > deadline) throw new Error(`the subscription was not live within ${ms} ms`);
+      probe();
+      await this.wait(50);
+    }
+    expect(this.items[0]!.errors).toBeUndefined();
+  }
+}
+
+interface Subscription {
+  inbox: Inbox;
+  close(): Promise<void>;
+}
+
+function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** A subscription over SSE, Yoga's default transport, through the app's fetch handler. */
+async function subscribeSse(app: App, query: string, variables: Record<string, unknown>): Promise<Subscription> {
+  const response = await bounded(
+    Promise.resolve(
+      app.fetch('http://test/graphql', {
+        method: 'POST',
+        headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+        body: JSON.stringify({ query, variables }),
+      }),
+    ),
+    WAIT_MS,
+    'SSE subscribe',
+  );
+  if (response.status !== 200 || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    throw new Error(`SSE subscribe: ${response.status} ${response.headers.get('content-type')} ${await response.text()}`);
+  }
+  const reader = response.body!.getReader();
+  const inbox = new Inbox();
+  const decoder = new TextDecoder();
+
+  // Reads the stream until it ends: "event: next" blocks carry results, ":" lines are pings.
+  const pump = (async () => {
+    let buffer = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          let event = 'message';
+          const data: string[] = [];
+          for (const line of block.split('\n')) {
+            if (line.startsWith('event:')) event = line.slice(6).trim();
+            else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+          }
+          if (event === 'next') inbox.push(JSON.parse(data.join('\n')) as Result);
+          else if (event === 'complete') inbox.end();
+        }
+      }
+      inbox.end();
+    } catch (error) {
+      inbox.end(error);
+    }
+  })();
+
+  return {
+    inbox,
+    async close() {
+      // Cancelling the body ends the server's iterator, which leaves the pubsub.
+      await bounded(reader.cancel().catch(() => undefined), WAIT_MS, 'SSE cancel');
+      await bounded(pump, WAIT_MS, 'SSE reader');
+    },
+  };
+}
+
+/** Re-announces an order unchanged on an instance's own pubsub (a probe for Inbox.untilLive). */
+function probeOrder(t: TestApp, orderId: string) {
+  return () => t.runtime.pubsub.publish('orderUpdated', orderId, { orderId });
+}
+
+function probeUser(t: TestApp, userId: string, orderId: string) {
+  return () => t.runtime.pubsub.publish('userOrdersUpdated', userId, { orderId });
+}
+
+async function createEvent(t: TestApp, swapId: string, blockNumber = 100) {
+  const event = escrowEvent('create', blockNumber);
+  expect(event.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+  expect(event.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  const reply = await postEvent(t, swapId, event);
+  expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+  return { event, reply };
+}
+
+/** Polls a condition until it holds, within ms. */
+async function eventually(what: string, check: () => Promise<boolean>, ms = WAIT_MS) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: still false after ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+let db: Database;
+beforeAll(async () => {
+  db = await openTestDatabase();
+});
+afterAll(async () => {
+  await db?.close();
+});
+
+describe('subscriptions over SSE', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ db });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('orderUpdated delivers the order when an escrow event is recorded', async () => {
+    const userId = uniqueUser();
+    const order = await makeOrder(t, {}, userId);
+    const sub = await subscribeSse(t.app, ORDER_UPDATED, { id: order.order_id });
+    try {
+      await sub.inbox.untilLive(probeOrder(t, order.order_id));
+      const { event, reply } = await createEvent(t, order.source_intent.swap_id);
+      expect(reply.body.result.status).toBe('source_created');
+
+      const update = await sub.inbox.take('SOURCE_CREATED over SSE', (o) => o.status === 'SOURCE_CREATED');
+      expect(update).toEqual({
+        orderId: order.order_id,
+        userId,
+        status: 'SOURCE_CREATED',
+        sourceIntent: { createTxHash: event.tx_hash },
+      });
+    } finally {
+      await sub.close();
+    }
+  });
+
+  it("userOrdersUpdated delivers a newly created order of that user, and not another user's", async () => {
+    const userId = uniqueUser();
+    const first = await makeOrder(t, {}, userId);
+    const sub = await subscribeSse(t.app, USER_ORDERS_UPDATED, { userId });
+    try {
+      await sub.inbox.untilLive(probeUser(t, userId, first.order_id));
+      const someoneElse = await makeOrder(t, {}, uniqueUser());
+      const created = await makeOrder(t, {}, userId);
+
+      const update = await sub.inbox.take('the new order over SSE', (o) => o.orderId === created.order_id);
+      expect(update).toEqual({ orderId: created.order_id, userId, status: 'PENDING' });
+      await sub.inbox.none("another user's order", (o) => o.orderId === someoneElse.order_id || o.userId !== userId, 100);
+    } finally {
+      await sub.close();
+    }
+  });
+
+  it('ends the stream with an error for an order id that cannot exist', async () => {
+    const response = await t.app.fetch('http://test/graphql', {
+      method: 'POST',
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: ORDER_UPDATED, variables: { id: 'not-an-order-id' } }),
+    });
+    const text = await bounded(response.text(), WAIT_MS, 'SSE error stream');
+    expect(text).toContain('event: next');
+    expect(text).toContain('"errors"');
+    expect(text).toContain('event: complete');
+  });
+});
+
+describe('subscriptions over WebSocket (graphql-ws)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ db });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('orderUpdated delivers the order when an escrow event is recorded', async () => {
+    const server = createServer(t.app);
+    const ws = serveWebSockets(server, t.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const client = createClient({ url: `ws://127.0.0.1:${port}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
+    const inbox = new Inbox();
+    let unsubscribe = () => {};
+    try {
+      const userId = uniqueUser();
+      const order = await makeOrder(t, {}, userId);
+      unsubscribe = client.subscribe(
+        { query: ORDER_UPDATED, variables: { id: order.order_id } },
+        {
+          next: (result) => inbox.push(result as Result),
+          error: (error) => inbox.end(error instanceof Error ? error : JSON.stringify(error)),
+          complete: () => inbox.end(),
+        },
+      );
+      await inbox.untilLive(probeOrder(t, order.order_id));
+      const { event } = await createEvent(t, order.source_intent.swap_id);
+
+      const update = await inbox.take('SOURCE_CREATED over WebSocket', (o) => o.status === 'SOURCE_CREATED');
+      expect(update).toEqual({
+        orderId: order.order_id,
+        userId,
+        status: 'SOURCE_CREATED',
+        sourceIntent: { createTxHash: event.tx_hash },
+      });
+    } finally {
+      unsubscribe();
+      await bounded(Promise.resolve(client.dispose()), WAIT_MS, 'graphql-ws client dispose');
+      await bounded(ws.close(), WAIT_MS, 'WebSocket server close');
+      server.closeAllConnections();
+      await bounded(new Promise<void>((resolve) => server.close(() => resolve())), WAIT_MS, 'HTTP server close');
+    }
+  });
+
+  it('answers a bad operation with its own error and keeps the socket; takes keys from connectionParams', async () => {
+    const server = createServer(t.app);
+    const ws = serveWebSockets(server, t.app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    let closed = false;
+    const client = createClient({
+      url: `ws://127.0.0.1:${port}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      connectionParams: { authorization: `Bearer ${WATCHER_KEY}` },
+      // One socket for the whole test: closing it would be the server's doing.
+      lazy: false,
+      on: { closed: () => (closed = true) },
+    });
+    const once = (query: string, variables?: Record<string, unknown>) =>
+      new Promise<{ data?: unknown; errors?: unknown[] }>((resolve, reject) => {
+        let result: { data?: unknown; errors?: unknown[] } = {};
+        client.subscribe({ query, variables }, {
+          next: (r) => (result = r as typeof result),
+          error: (e) => (Array.isArray(e) ? resolve({ errors: e }) : reject(e)),
+          complete: () => resolve(result),
+        });
+      });
+    try {
+      const bad = await bounded(once('subscription { nope('), WAIT_MS, 'syntax error');
+      expect(JSON.stringify(bad.errors)).toContain('Syntax Error');
+      const order = await makeOrder(t, {}, uniqueUser());
+      const recorded = await bounded(
+        once('mutation ($input: RecordEscrowEventInput!) { recordEscrowEvent(input: $input) { status } }', {
+          input: { swapId: order.source_intent.swap_id, kind: 'CREATE', txHash: `0x${'cd'.repeat(32)}`, blockNumber: 1, timestamp: '2026-01-01T00:00:00Z' },
+        }),
+        WAIT_MS,
+        'mutation over WebSocket',
+      );
+      expect(recorded, JSON.stringify(recorded)).toEqual({ data: { recordEscrowEvent: { status: 'SOURCE_CREATED' } } });
+      expect(closed).toBe(false);
+    } finally {
+      await bounded(Promise.resolve(client.dispose()), WAIT_MS, 'graphql-ws client dispose');
+      await bounded(ws.close(), WAIT_MS, 'WebSocket server close');
+      server.closeAllConnections();
+      await bounded(new Promise<void>((resolve) => server.close(() => resolve())), WAIT_MS, 'HTTP server close');
+    }
+  });
+});
+
+describe('two instances on one database', () => {
+  describe('and one Redis', () => {
+    let a: TestApp;
+    let b: TestApp;
+    const clients: Redis[] = [];
+    // Keys (stats cache, rate limits) get a per-run prefix; channels are kept apart by their topics.
+    const keyPrefix = `test:${randomBytes(6).toString('hex')}:`;
+    let observer: Redis;
+
+    beforeAll(async () => {
+      const pair = () => {
+        const client = new Redis(REDIS_URL, { keyPrefix });
+        const subscriber = new Redis(REDIS_URL, { keyPrefix });
+        clients.push(client, subscriber);
+        return { client, subscriber };
+      };
+      a = await createTestApp({ db, redis: pair() });
+      b = await createTestApp({ db, redis: pair() });
+      observer = new Redis(REDIS_URL);
+      clients.push(observer);
+    });
+    afterAll(async () => {
+      await a?.close();
+      await b?.close();
+      for (const c of clients) c.disconnect();
+    });
+
+    const subscribers = async (channel: string) => {
+      const [, count] = (await observer.pubsub('NUMSUB', channel)) as [string, number];
+      return Number(count);
+    };
+
+    it("an escrow event recorded on B reaches A's SSE subscriber", async () => {
+      const userId = uniqueUser();
+      const order = await makeOrder(a, {}, userId);
+      const channel = `orderUpdated:${order.order_id}`;
+      const sub = await subscribeSse(a.app, ORDER_UPDATED, { id: order.order_id });
+      try {
+        // A's probe goes out through Redis and back: A's SUBSCRIBE is in place.
+        await sub.inbox.untilLive(probeOrder(a, order.order_id));
+        // Topics are unique per order: this run's subscriber is the only one on the channel.
+        expect(await subscribers(channel)).toBe(1);
+
+        const { event, reply } = await createEvent(b, order.source_intent.swap_id);
+        expect(reply.body.result.status).toBe('source_created');
+
+        const update = await sub.inbox.take("SOURCE_CREATED on A from B's event", (o) => o.status === 'SOURCE_CREATED');
+        expect(update).toEqual({
+          orderId: order.order_id,
+          userId,
+          status: 'SOURCE_CREATED',
+          sourceIntent: { createTxHash: event.tx_hash },
+        });
+      } finally {
+        await sub.close();
+      }
+      // Closing the stream leaves the Redis channel: nothing leaks per subscriber.
+      await eventually('A unsubscribed from Redis', async () => (await subscribers(channel)) === 0);
+    });
+  });
+
+  describe('without Redis (each instance with an in-process pubsub)', () => {
+    let a: TestApp;
+    let b: TestApp;
+    beforeAll(async () => {
+      a = await createTestApp({ db });
+      b = await createTestApp({ db });
+    });
+    afterAll(async () => {
+      await a?.close();
+      await b?.close();
+    });
+
+    it("an escrow event recorded on B does not reach A's subscriber, while A's own events do", async () => {
+      const userId = uniqueUser();
+      const order = await makeOrder(a, {}, userId);
+      const sub = await subscribeSse(a.app, ORDER_UPDATED, { id: order.order_id });
+      try {
+        await sub.inbox.untilLive(probeOrder(a, order.order_id));
+        const { event } = await createEvent(b, order.source_intent.swap_id);
+        await sub.inbox.none("B's SOURCE_CREATED on A", (o) => o.status === 'SOURCE_CREATED', 500);
+
+        // A's subscriber is alive, and A reads what B wrote to the shared database.
+        await createEvent(a, order.destination_intent.swap_id, 200);
+        const update = await sub.inbox.take("A's own DESTINATION_CREATED", (o) => o.status === 'DESTINATION_CREATED');
+        expect(update.sourceIntent).toEqual({ createTxHash: event.tx_hash });
+      } finally {
+        await sub.close();
+      }
+    });
+  });
+});
