@@ -3,8 +3,6 @@ import { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { isWriterAllowed } from './http/api-keys.ts';
-import { bearerToken, keyMatches } from './http/auth.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { isDatabaseUnavailable } from './db/unavailable.ts';
@@ -12,15 +10,17 @@ import { DomainError, ERROR_STATUS } from './domain/errors.ts';
 import type { PriceSource } from './domain/prices.ts';
 import type { Registry } from './domain/registry/registry.ts';
 import type { StatsCache } from './domain/stats-cache.ts';
-import { documents } from './rest/documents.ts';
-import { envelope } from './rest/http.ts';
+import { isWriterAllowed } from './http/api-keys.ts';
+import { bearerToken, keyMatches } from './http/auth.ts';
 import { graphqlBodyPlugin } from './http/graphql-body.ts';
 import { graphqlLimitPlugins } from './http/graphql-limits.ts';
+import { readiness, relayerHealth } from './http/health.ts';
 import { rateLimitPlugin } from './http/rate-limit.ts';
 import { requestIdOf, requestLogPlugin } from './http/request-log.ts';
+import type { ChainAdapter } from './relayer/chain-adapter.ts';
+import { documents } from './rest/documents.ts';
 import { restPlugin } from './rest/plugin.ts';
 import type { RunDocument } from './rest/routes.ts';
-import type { ChainAdapter } from './relayer/chain-adapter.ts';
 import type { GraphQLContext } from './schema/context.ts';
 import { schema } from './schema/index.ts';
 import { pubSubOrderEvents, type OrderPubSub } from './schema/pubsub.ts';
@@ -103,8 +103,8 @@ export function createApp(deps: AppDeps): App {
         now,
         run: (request) => runDocument(yoga, request),
         health: () => new Response('Online', { headers: { 'content-type': 'text/plain; charset=utf-8' } }),
-        ready: () => readiness(deps),
-        relayerHealth: () => relayerHealth(deps),
+        ready: () => readiness({ database: () => deps.db.ping(), ...deps.readinessChecks }),
+        relayerHealth: () => relayerHealth({ prisma: deps.db.prisma, now, ...deps.relayer }),
         onInternalError: (error, request) =>
           deps.logger.error({ err: error, reqId: requestIdOf(request), method: request.method }, 'unhandled error'),
       }),
@@ -161,47 +161,4 @@ function maskError(error: unknown, message: string, logger: Logger): Error {
   }
   logger.error({ err: original }, 'internal error in a resolver');
   return new GraphQLError(message, { extensions: { code: 'INTERNAL' } });
-}
-
-
-/** Relayer health is JSON without the envelope (seed 4.5): queue depth and each chain's adapter. */
-async function relayerHealth(deps: AppDeps): Promise<Response> {
-  const STALE_MS = 60_000;
-  const [depth, oldest, chains] = await Promise.all([
-    deps.db.prisma.relayerClaim.count({ where: { status: { in: ['queued', 'submitted'] } } }),
-    deps.db.prisma.relayerClaim.findFirst({ where: { status: 'queued' }, orderBy: { nextAttemptAt: 'asc' }, select: { nextAttemptAt: true } }),
-    deps.relayer.adapter.health(),
-  ]);
-  const now = (deps.now ?? (() => new Date()))();
-  const stuck = oldest !== null && now.getTime() - oldest.nextAttemptAt.getTime() > STALE_MS;
-  const ok = deps.relayer.isRunning() && !stuck && Object.values(chains).every((c) => c.ok);
-  return new Response(
-    JSON.stringify({ status: ok ? 'ok' : 'degraded', worker: deps.relayer.isRunning() ? 'running' : 'stopped', queue_depth: depth, chains }),
-    { headers: { 'content-type': 'application/json; charset=utf-8' } },
-  );
-}
-
-async function readiness(deps: AppDeps): Promise<Response> {
-  const checks: Record<string, () => Promise<unknown>> = { database: () => deps.db.ping(), ...deps.readinessChecks };
-  const results = await Promise.all(
-    Object.entries(checks).map(async ([name, check]) => {
-      try {
-        await withTimeout(check(), 2_000);
-        return [name, 'ok'] as const;
-      } catch {
-        return [name, 'down'] as const;
-      }
-    }),
-  );
-  const down = results.filter(([, state]) => state === 'down').map(([name]) => name);
-  if (down.length > 0) return envelope(503, `not ready: ${down.join(', ')} unreachable`, { 'retry-after': '5' });
-  return envelope(200, Object.fromEntries(results));
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timed out')), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

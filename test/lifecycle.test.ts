@@ -97,6 +97,19 @@ describe('escrow events move an order through its statuses', () => {
     expect((await postEvent(t, src, escrowEvent('cancel', 3))).body.result.status).toBe('completed');
   });
 
+  it('stays expired when the source escrow appears only after the deadline', async () => {
+    const late = await newOrder();
+    const deadline = new Date(Date.parse(late.order.created_at) + t.config.orderDeadlineSeconds * 1000);
+    t.clock.advance(t.config.orderDeadlineSeconds + 60);
+    const after = await postEvent(t, late.src, escrowEvent('create', 1, {}, new Date(deadline.getTime() + 30_000)));
+    expect(after.body.result.status).toBe('expired');
+    // A watcher that lags reports an escrow made in time: that one counts.
+    const onTime = await newOrder();
+    const inTime = new Date(Date.parse(onTime.order.created_at) + 60_000);
+    expect((await postEvent(t, onTime.src, escrowEvent('create', 1, {}, inTime))).body.result.status).toBe('source_created');
+    t.clock.advance(-(t.config.orderDeadlineSeconds + 60));
+  });
+
   it('treats the same event twice as a no-op', async () => {
     const { src } = await newOrder();
     const event = escrowEvent('create', 7);

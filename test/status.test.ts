@@ -5,7 +5,12 @@ import { deriveStage, ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere, type
 import type { Stage } from '../src/generated/prisma/client.ts';
 import { openTestDatabase } from './support/database.ts';
 
-const facts = (s: string): EscrowFacts => ({ created: s.includes('c'), claimed: s.includes('C'), cancelled: s.includes('X') });
+const facts = (s: string): EscrowFacts => ({
+  created: s.includes('c'),
+  claimed: s.includes('C'),
+  cancelled: s.includes('X'),
+  late: s.includes('L'),
+});
 
 describe('deriveStage (CONTRACT 4.3)', () => {
   it.each([
@@ -20,6 +25,9 @@ describe('deriveStage (CONTRACT 4.3)', () => {
     ['c', 'cX', 'refunding'],
     ['cX', 'cX', 'cancelled'],
     ['cX', '', 'cancelled'],
+    ['cL', '', 'pending'],
+    ['cL', 'c', 'destination_created'],
+    ['cLX', '', 'cancelled'],
   ])('source %j, destination %j -> %s', (source, destination, stage) => {
     expect(deriveStage(facts(source), facts(destination))).toBe(stage);
   });

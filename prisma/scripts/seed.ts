@@ -745,7 +745,13 @@ async function main(): Promise<void> {
   }
   const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`;
   console.log(`opening ${where}`);
-  const db = config.databaseUrl ? await openPostgres({ url: config.databaseUrl, migrate: true }) : await openPglite(config.dataDir);
+  const db = config.databaseUrl
+    ? await openPostgres({
+        url: config.databaseUrl,
+        migrate: true,
+        onPoolError: (err) => process.stderr.write(`database pool error: ${err.message}\n`),
+      })
+    : await openPglite(config.dataDir);
   try {
     const result = await seed({ db, config, ...cli, log: (line) => console.log(line) });
     if (result.mismatches > 0) process.exitCode = 1;

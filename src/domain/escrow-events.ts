@@ -117,11 +117,12 @@ function admit(intent: Intent, event: EscrowEvent): boolean {
   return true;
 }
 
-function factsOf(intent: Intent): EscrowFacts {
+function factsOf(intent: Intent, deadlineAt: Date): EscrowFacts {
   return {
     created: intent.createTxHash !== null,
     claimed: intent.claimTxHash !== null,
     cancelled: intent.cancelTxHash !== null,
+    late: intent.createTimestamp !== null && intent.createTimestamp > deadlineAt,
   };
 }
 
@@ -172,7 +173,7 @@ export async function recordEscrowEvent(deps: DomainDeps, swapIdInput: string, b
     await tx.order.update({
       where: { id: orderId },
       data: {
-        stage: deriveStage(factsOf(source), factsOf(destination)),
+        stage: deriveStage(factsOf(source, order.deadlineAt), factsOf(destination, order.deadlineAt)),
         completedAt: destination.claimTimestamp,
         updatedAt: now,
       },

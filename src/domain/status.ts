@@ -38,6 +38,8 @@ export interface EscrowFacts {
   created: boolean;
   claimed: boolean;
   cancelled: boolean;
+  /** Created after the order's deadline (on-chain time): too late to start the swap. */
+  late?: boolean;
 }
 
 /** The stage from on-chain facts only; precedence follows the contract's table. */
@@ -47,7 +49,9 @@ export function deriveStage(source: EscrowFacts, destination: EscrowFacts): Stag
   // A source claim reveals the secret publicly, so the user can always claim: the swap is done.
   if (source.claimed) return 'completed';
   if (destination.claimed) return 'destination_claimed';
-  if (!source.created) return 'pending';
+  // `expired` is "no source escrow before the deadline": a late one does not revive the order,
+  // unless the solver went ahead and funded the destination anyway.
+  if (!source.created || (source.late && !destination.created)) return 'pending';
   if (destination.cancelled) return 'refunding';
   return destination.created ? 'destination_created' : 'source_created';
 }

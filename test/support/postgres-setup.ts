@@ -21,8 +21,11 @@ export default async function setup(project: TestProject) {
   const prefix = `obg_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const template = `${prefix}_tpl`;
   const admin = new pg.Client({ connectionString: ADMIN_URL });
+  // A connection cut by the server (a restart) must not crash the whole run from an unhandled event.
+  admin.on('error', () => undefined);
   await admin.connect();
   await admin.query(`CREATE DATABASE ${template}`);
+  await admin.end();
   const client = new pg.Client({ connectionString: urlFor(template) });
   await client.connect();
   await applyMigrations(pgTarget(client));
@@ -31,12 +34,14 @@ export default async function setup(project: TestProject) {
   project.provide('pgRunPrefix', prefix);
 
   return async () => {
-    const { rows } = await admin.query<{ datname: string }>(
+    const dropper = new pg.Client({ connectionString: ADMIN_URL });
+    await dropper.connect();
+    const { rows } = await dropper.query<{ datname: string }>(
       'SELECT datname FROM pg_database WHERE datname LIKE $1',
       [`${prefix}%`],
     );
-    for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
-    await admin.end();
+    for (const { datname } of rows) await dropper.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    await dropper.end();
   };
 }
 

@@ -1,0 +1,58 @@
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { ChainAdapter } from '../relayer/chain-adapter.ts';
+import { envelope } from '../rest/http.ts';
+
+/** `/ready`: every dependency answers within 2 s, else 503 naming the ones that did not. */
+export async function readiness(checks: Record<string, () => Promise<unknown>>): Promise<Response> {
+  const results = await Promise.all(
+    Object.entries(checks).map(async ([name, check]) => {
+      try {
+        await withTimeout(check(), 2_000);
+        return [name, 'ok'] as const;
+      } catch {
+        return [name, 'down'] as const;
+      }
+    }),
+  );
+  const down = results.filter(([, state]) => state === 'down').map(([name]) => name);
+  if (down.length > 0) return envelope(503, `not ready: ${down.join(', ')} unreachable`, { 'retry-after': '5' });
+  return envelope(200, Object.fromEntries(results));
+}
+
+/** A queued claim waiting longer than this means the relayer is not keeping up. */
+const STALE_MS = 60_000;
+
+/** `/relayer/health` is JSON without the envelope (seed 4.5): worker, queue depth, each chain's adapter. */
+export async function relayerHealth(relayer: {
+  prisma: PrismaClient;
+  now: () => Date;
+  adapter: ChainAdapter;
+  isRunning: () => boolean;
+}): Promise<Response> {
+  const [depth, oldest, chains] = await Promise.all([
+    relayer.prisma.relayerClaim.count({ where: { status: { in: ['queued', 'submitted'] } } }),
+    relayer.prisma.relayerClaim.findFirst({
+      where: { status: 'queued' },
+      orderBy: { nextAttemptAt: 'asc' },
+      select: { nextAttemptAt: true },
+    }),
+    relayer.adapter.health(),
+  ]);
+  const stuck = oldest !== null && relayer.now().getTime() - oldest.nextAttemptAt.getTime() > STALE_MS;
+  const ok = relayer.isRunning() && !stuck && Object.values(chains).every((c) => c.ok);
+  const body = {
+    status: ok ? 'ok' : 'degraded',
+    worker: relayer.isRunning() ? 'running' : 'stopped',
+    queue_depth: depth,
+    chains,
+  };
+  return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json; charset=utf-8' } });
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
