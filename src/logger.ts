@@ -1,10 +1,13 @@
 import pino, { type Logger } from 'pino';
+import { requestContext } from './http/request-context.ts';
 
 /** Structured JSON logs. Credentials and secrets are redacted wherever they appear in a log object. */
-export function createLogger(level: string): Logger {
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino({
     level,
     base: undefined,
+    // Every line written while serving a request carries its id.
+    mixin: () => requestContext.getStore() ?? {},
     redact: {
       paths: [
         'req.headers.authorization',
@@ -17,5 +20,5 @@ export function createLogger(level: string): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  }, destination);
 }

@@ -1,4 +1,6 @@
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../src/logger.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { makeQuote, orderBody } from './support/fixtures.ts';
 
@@ -6,8 +8,15 @@ import { makeQuote, orderBody } from './support/fixtures.ts';
 describe('API_KEYS', () => {
   let t: TestApp;
   const key = (k: string) => ({ authorization: `Bearer ${k}` });
+  const lines: string[] = [];
   beforeAll(async () => {
-    t = await createTestApp({ env: { API_KEYS: 'key-one,key-two' } });
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    t = await createTestApp({ env: { API_KEYS: 'key-one,key-two' }, logger: createLogger('trace', sink) });
   });
   afterAll(() => t.close());
 
@@ -43,6 +52,11 @@ describe('API_KEYS', () => {
       body: JSON.stringify({ query: mutation }),
     });
     expect((await response.json()).data.createQuote.quoteId).toBeTruthy();
+  });
+
+  it('never logs a key', async () => {
+    expect(lines.length).toBeGreaterThan(5);
+    expect(lines.join('\n')).not.toMatch(/key-one|key-two|Bearer key/);
   });
 
   it('keeps makeQuote-style clients working when no keys are configured', async () => {

@@ -1,5 +1,15 @@
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../src/logger.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
+
+const lines: string[] = [];
+const sink = new Writable({
+  write(chunk, _encoding, done) {
+    lines.push(String(chunk));
+    done();
+  },
+});
 
 /**
  * Internal failures reach clients as a bare 500 / INTERNAL: no stack, no driver message. The
@@ -8,7 +18,7 @@ import { createTestApp, type TestApp } from './support/app.ts';
 describe('masked internal errors', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ logger: createLogger('info', sink) });
     await t.db.close();
   });
   afterAll(() => undefined);
@@ -17,6 +27,16 @@ describe('masked internal errors', () => {
     const reply = await t.rest('GET', '/orders');
     expect(reply.status).toBe(500);
     expect(reply.body).toEqual({ status: 'Error', result: 'internal server error' });
+  });
+
+  it('logs the real error, tagged with the request id, and keeps it from the client', async () => {
+    lines.length = 0;
+    const reply = await t.rest('GET', '/orders/user/someone', undefined, { 'x-request-id': 'trace-me-1' });
+    expect(reply.headers.get('x-request-id')).toBe('trace-me-1');
+    const logged = lines.map((l) => JSON.parse(l) as { reqId?: string; msg: string });
+    expect(logged.length).toBeGreaterThanOrEqual(2);
+    expect(logged.every((l) => l.reqId === 'trace-me-1')).toBe(true);
+    expect(logged.map((l) => l.msg)).toContain('internal error in a resolver');
   });
 
   it('GraphQL masks the message and says INTERNAL', async () => {

@@ -91,6 +91,19 @@ describe('HTTP surface', () => {
     expect(await ok.json()).toEqual({ data: { __typename: 'Query' } });
   });
 
+  it('answers deeply nested, duplicate-key and prototype-key bodies with a harmless 4xx', async () => {
+    const deep = await t.rest('POST', '/orders', `${'['.repeat(30_000)}${']'.repeat(30_000)}`);
+    expect(deep.status).toBe(400);
+    const nestedObject = await t.rest('POST', '/quotes', `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`);
+    expect(nestedObject.status).toBe(400);
+    // Duplicate keys: the last one wins, as in JSON.parse; it is then checked like any value.
+    const duplicate = await t.rest('POST', '/quotes', '{"source":{"asset":"bitcoin:btc","amount":"1"},"source":"x","destination":{"asset":"ethereum:wbtc"}}');
+    expect(duplicate.body).toEqual({ status: 'Error', result: 'source must be an object' });
+    const proto = await t.rest('POST', '/quotes', '{"__proto__":{"source":{"asset":"bitcoin:btc","amount":"100000"}},"constructor":{"prototype":{"x":1}},"destination":{"asset":"ethereum:wbtc"}}');
+    expect(proto.body).toEqual({ status: 'Error', result: 'source must be an object' });
+    expect(({} as Record<string, unknown>).source).toBeUndefined();
+  });
+
   it('answers a JSON body that is not an object with a 400', async () => {
     for (const body of ['[]', '"text"', '42', 'null']) {
       const reply = await t.rest('POST', '/orders', body);

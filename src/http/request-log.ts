@@ -1,16 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import { requestContext } from './request-context.ts';
 
 const ids = new WeakMap<Request, string>();
 const ACCEPTABLE_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+function chooseRequestId(given: string | null): string {
+  return given && ACCEPTABLE_ID.test(given) ? given : randomUUID();
+}
 
 /** The request's id: the caller's `X-Request-Id` when it is sane, else a new UUID. */
 export function requestIdOf(request: Request): string {
   let id = ids.get(request);
   if (!id) {
-    const given = request.headers.get('x-request-id');
-    id = given && ACCEPTABLE_ID.test(given) ? given : randomUUID();
+    id = chooseRequestId(request.headers.get('x-request-id'));
     ids.set(request, id);
   }
   return id;
@@ -23,8 +27,11 @@ export function requestIdOf(request: Request): string {
 export function requestLogPlugin(logger: Logger): Plugin {
   const started = new WeakMap<Request, number>();
   return {
+    // The whole handling of a request runs inside its context, so every log line carries its id.
+    instrumentation: {
+      request: ({ request }, wrapped) => requestContext.run({ reqId: requestIdOf(request) }, wrapped),
+    },
     onRequest({ request }) {
-      requestIdOf(request);
       started.set(request, performance.now());
     },
     onResponse({ request, response }) {
