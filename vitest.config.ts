@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 /**
  * The whole suite runs twice: on embedded PGlite and on the real PostgreSQL (TEST_POSTGRES_URL,
  * default postgresql://postgres@127.0.0.1:5432/test). Each file opens a database of its own.
+ * test/faults/ has its own config (npm run test:faults): it stops PostgreSQL, so it runs alone.
  */
 export default defineConfig({
   resolve: {
@@ -16,13 +17,13 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'pglite', include: ['test/**/*.test.ts'], env: { TEST_DB: 'pglite' } },
+        test: { name: 'pglite', include: ['test/*.test.ts'], env: { TEST_DB: 'pglite' } },
       },
       {
         extends: true,
         test: {
           name: 'postgres',
-          include: ['test/**/*.test.ts'],
+          include: ['test/*.test.ts'],
           // Files that test one database by nature run once, in the PGlite project.
           exclude: ['test/migrations-drift.test.ts', 'test/registry.test.ts', 'test/addresses.test.ts', 'test/amounts.test.ts', 'test/config.test.ts'],
           env: { TEST_DB: 'postgres' },
