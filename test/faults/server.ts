@@ -73,7 +73,8 @@ export function startPostgres(): void {
   try {
     execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', cluster(), 'main', 'start'], { stdio: 'pipe' });
   } catch (error) {
-    if (!/already running/.test(String((error as { stderr?: Buffer }).stderr ?? ''))) throw error;
+    const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
+    if (!/already running/.test(`${stdout ?? ''}${stderr ?? ''}`)) throw error;
   }
 }
 
