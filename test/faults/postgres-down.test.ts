@@ -11,8 +11,8 @@ describe('PostgreSQL stopped under load', () => {
     server = await startServer({ DATABASE_URL: db.url });
   });
   afterAll(async () => {
-    startPostgres();
     server?.child.kill('SIGKILL');
+    startPostgres();
     await db?.drop();
   });
 
