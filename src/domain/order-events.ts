@@ -11,5 +11,3 @@ export interface OrderChange {
 export interface OrderEvents {
   orderChanged(change: OrderChange): void;
 }
-
-export const noOrderEvents: OrderEvents = { orderChanged: () => undefined };

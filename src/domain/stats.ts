@@ -52,30 +52,38 @@ interface WindowRow {
 
 /**
  * Every figure comes from SQL in NUMERIC, so sums are exact; USD values become JSON numbers only
- * after rounding to cents. The three windows share one scan of `orders`.
+ * after rounding to cents. The three windows are computed in one pass over `orders`.
  */
 export async function computeStats(prisma: PrismaClient, registry: Registry, now: Date): Promise<Stats> {
   const buckets = bucketSql(now);
-  const windows = [
-    { name: 'allTime', since: null },
-    { name: 'last24h', since: new Date(now.getTime() - DAY_MS) },
-    { name: 'last7d', since: new Date(now.getTime() - 7 * DAY_MS) },
-  ] as const;
-  const rows = await Promise.all(
-    windows.map(({ since }) => {
-      const inWindow = since ? Prisma.sql`created_at >= ${since}` : Prisma.sql`TRUE`;
-      return prisma.$queryRaw<WindowRow[]>`
-        SELECT count(*)::int AS total,
-               count(*) FILTER (WHERE ${buckets.completed})::int AS completed,
-               count(*) FILTER (WHERE ${buckets.cancelled})::int AS cancelled,
-               count(DISTINCT user_id)::int AS users,
-               round(coalesce(sum(volume_usd), 0), 2)::text AS volume,
-               round(avg(extract(epoch FROM completed_at - created_at))
-                     FILTER (WHERE ${buckets.completed} AND completed_at IS NOT NULL), 2)::text AS avg_secs
-        FROM orders WHERE ${inWindow}`;
-    }),
+  const windows = {
+    all: Prisma.sql`TRUE`,
+    d1: Prisma.sql`created_at >= ${new Date(now.getTime() - DAY_MS)}`,
+    d7: Prisma.sql`created_at >= ${new Date(now.getTime() - 7 * DAY_MS)}`,
+  };
+  // Each window's figures as FILTERed aggregates over the same rows: one pass for all three.
+  const columns = Object.entries(windows).map(
+    ([w, inWindow]) => Prisma.sql`
+      count(*) FILTER (WHERE ${inWindow})::int AS ${Prisma.raw(`${w}_total`)},
+      count(*) FILTER (WHERE ${inWindow} AND ${buckets.completed})::int AS ${Prisma.raw(`${w}_completed`)},
+      count(*) FILTER (WHERE ${inWindow} AND ${buckets.cancelled})::int AS ${Prisma.raw(`${w}_cancelled`)},
+      count(DISTINCT user_id) FILTER (WHERE ${inWindow})::int AS ${Prisma.raw(`${w}_users`)},
+      round(coalesce(sum(volume_usd) FILTER (WHERE ${inWindow}), 0), 2)::text AS ${Prisma.raw(`${w}_volume`)},
+      round(avg(extract(epoch FROM completed_at - created_at))
+            FILTER (WHERE ${inWindow} AND ${buckets.completed} AND completed_at IS NOT NULL), 2)::text
+        AS ${Prisma.raw(`${w}_avg_secs`)}`,
   );
-  const [allTime, last24h, last7d] = rows.map((r) => toWindow(r[0]));
+  const [row] = await prisma.$queryRaw<Record<string, number | string | null>[]>`
+    SELECT ${Prisma.join(columns)} FROM orders`;
+  const pick = (w: keyof typeof windows): WindowRow => ({
+    total: row![`${w}_total`] as number,
+    completed: row![`${w}_completed`] as number,
+    cancelled: row![`${w}_cancelled`] as number,
+    users: row![`${w}_users`] as number,
+    volume: row![`${w}_volume`] as string,
+    avg_secs: row![`${w}_avg_secs`] as string | null,
+  });
+  const [allTime, last24h, last7d] = (['all', 'd1', 'd7'] as const).map((w) => toWindow(pick(w)));
 
   const [pairs, assets] = await Promise.all([
     prisma.$queryRaw<{ source_chain: string; dest_chain: string; order_count: number; volume: string }[]>`

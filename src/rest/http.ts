@@ -1,4 +1,4 @@
-import { DomainError, ERROR_STATUS, type ErrorCode } from '../domain/errors.ts';
+import { DomainError } from '../domain/errors.ts';
 
 /** The seed's envelope; every REST answer but /health uses it, errors included. */
 export function envelope(status: number, result: unknown, headers: Record<string, string> = {}): Response {
@@ -13,9 +13,6 @@ export function errorEnvelope(error: DomainError, headers: Record<string, string
   return envelope(error.httpStatus, error.message, headers);
 }
 
-export function statusOfCode(code: unknown): number {
-  return typeof code === 'string' && code in ERROR_STATUS ? ERROR_STATUS[code as ErrorCode] : 500;
-}
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
