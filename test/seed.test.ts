@@ -5,6 +5,7 @@ import { loadConfig } from '../src/config.ts';
 import type { Database } from '../src/db/database.ts';
 import { isValidAddress } from '../src/domain/addresses.ts';
 import { loadRegistry } from '../src/domain/registry/registry.ts';
+import { computeStats } from '../src/domain/stats.ts';
 import { ORDER_STATUSES, STATUS_BUCKET, statusAt } from '../src/domain/status.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { openTestDatabase } from './support/database.ts';
@@ -110,6 +111,53 @@ describe('npm run seed', () => {
       }
     }
   });
+});
+
+describe('bulk and domain seeding', () => {
+  it('write the same book: same orders, stages, amounts, escrow facts and statistics', async () => {
+    const now = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const options = { config, orders: 60, users: 10, days: 9, seed: 'modes', now: () => now };
+    const [bulkDb, domainDb] = [await openTestDatabase(), await openTestDatabase()];
+    try {
+      const bulk = await seed({ db: bulkDb, ...options, mode: 'bulk' });
+      const domain = await seed({ db: domainDb, ...options, mode: 'domain' });
+      expect(bulk.mismatches).toBe(0);
+      expect(bulk.byStatus).toEqual(domain.byStatus);
+      expect(bulk.events).toBe(domain.events);
+
+      // Everything but the random parts (ids, secrets, transaction hashes), order by order.
+      const book = async (db: Database) => {
+        const orders = await db.prisma.order.findMany({ include: { sourceIntent: true, destinationIntent: true } });
+        const quotes = new Map((await db.prisma.quote.findMany()).map((q) => [q.id, q]));
+        return orders
+          .map((o) => {
+            const quote = quotes.get(o.quoteId)!;
+            const intent = (i: typeof o.sourceIntent) => [
+              i.side, i.chain, i.asset, i.tokenAddress, i.creator, i.recipient, i.amount.toFixed(), i.cancelAfter.toString(),
+              i.registryAddress, i.createBlockNumber?.toString(), i.createTimestamp?.toISOString(), i.claimBlockNumber?.toString(),
+              i.claimTimestamp?.toISOString(), i.cancelBlockNumber?.toString(), i.cancelTimestamp?.toISOString(),
+              i.commitment === null, i.createTxHash === null, i.claimTxHash === null, i.cancelTxHash === null,
+              i.createdAt.toISOString(), i.updatedAt.toISOString(),
+            ];
+            return JSON.stringify([
+              o.userId, o.stage, o.deadlineAt, o.destExpiresAt, o.sourceChain, o.destChain, o.sourceAsset, o.destAsset,
+              o.volumeUsd.toFixed(), o.completedAt, o.createdAt, o.updatedAt, o.feeBips, o.sourceTokenPrice.toFixed(),
+              o.destTokenPrice.toFixed(), quote.consumedBy === o.id, quote.sourceAmount.toFixed(), quote.destAmount.toFixed(),
+              quote.createdAt, quote.expiresAt, quote.solver, intent(o.sourceIntent), intent(o.destinationIntent),
+            ]);
+          })
+          .sort();
+      };
+      expect(await book(bulkDb)).toEqual(await book(domainDb));
+
+      const registry = loadRegistry();
+      const stats = async (db: Database) => computeStats(db.prisma, registry, now);
+      expect(await stats(bulkDb)).toEqual(await stats(domainDb));
+    } finally {
+      await bulkDb.close();
+      await domainDb.close();
+    }
+  }, 120_000);
 });
 
 describe('the seed plan', () => {

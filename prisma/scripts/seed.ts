@@ -7,11 +7,13 @@ import { getAddress } from 'viem';
 import { ConfigError, loadConfig, type Config } from '../../src/config.ts';
 import { openPglite, openPostgres, type Database } from '../../src/db/database.ts';
 import { isValidAddress } from '../../src/domain/addresses.ts';
-import { recordEscrowEvent } from '../../src/domain/escrow-events.ts';
-import { createOrder } from '../../src/domain/orders.ts';
-import { createQuote } from '../../src/domain/quotes.ts';
+import type { DomainDeps } from '../../src/domain/deps.ts';
+import { factsOf, recordEscrowEvent } from '../../src/domain/escrow-events.ts';
+import { buildOrder, createOrder, requestFingerprint, type CreateOrderRequest } from '../../src/domain/orders.ts';
+import { createQuote, priceQuote, resolvePair } from '../../src/domain/quotes.ts';
 import type { Asset, Chain, Registry } from '../../src/domain/registry/registry.ts';
-import { ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere, type OrderStatus } from '../../src/domain/status.ts';
+import { deriveStage, ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere, type OrderStatus } from '../../src/domain/status.ts';
+import { Prisma, type Quote, type Stage } from '../../src/generated/prisma/client.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createRuntime } from '../../src/runtime.ts';
 
@@ -20,7 +22,7 @@ import { createRuntime } from '../../src/runtime.ts';
  * of CONTRACT 4.3, through the domain rules (quote, order, escrow events) as the product itself would
  * produce them, each at its own past time on a controlled clock.
  *
- *   npm run seed -- [--orders 200] [--users 40] [--days 10] [--seed orderbook]
+ *   npm run seed -- [--orders 200] [--users 40] [--days 10] [--seed orderbook] [--mode bulk|domain]
  *
  * The plan (pairs, amounts, users, addresses, times, statuses) is a pure function of the options, the
  * registry, the configuration and the start time. Secrets and transaction hashes are truly random, as a
@@ -42,6 +44,12 @@ export interface SeedOptions {
   log?: (line: string) => void;
   /** The present the plan is relative to (default: the real clock). */
   now?: () => Date;
+  /**
+   * `bulk` (default) builds the rows the domain would write, with the domain's own functions, and
+   * sends them in batches of array inserts: a million orders in minutes. `domain` makes every quote,
+   * order and escrow event through the domain calls, one by one, as the API would.
+   */
+  mode?: 'bulk' | 'domain';
 }
 
 export interface SeedResult {
@@ -121,6 +129,24 @@ export class Rng {
       if (r < 0) return item;
     }
     return items[items.length - 1]!;
+  }
+
+  /** weighted() for long lists picked from many times: the running totals once, then a binary search. */
+  picker<T>(items: readonly T[], weight: (item: T) => number): () => T {
+    if (items.length === 0) throw new Error('pick from an empty list');
+    let running = 0;
+    const totals = items.map((item) => (running += weight(item)));
+    return () => {
+      const r = this.next() * running;
+      let lo = 0;
+      let hi = items.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (totals[mid]! > r) hi = mid;
+        else lo = mid + 1;
+      }
+      return items[lo]!;
+    };
   }
 
   bytes(n: number): Buffer {
@@ -209,7 +235,13 @@ export function makeUsers(rng: Rng, count: number): SeedUser[] {
   });
 }
 
+const checkedAddresses = new Map<string, string>();
+
+/** The user's address on a chain, checked by the product's own rule once per user and chain. */
 export function userAddress(user: SeedUser, chain: Chain): string {
+  const key = `${user.id}\u0000${user.evm}\u0000${chain.id}`;
+  const known = checkedAddresses.get(key);
+  if (known !== undefined) return known;
   const address =
     chain.kind === 'evm'
       ? user.evm
@@ -219,6 +251,7 @@ export function userAddress(user: SeedUser, chain: Chain): string {
           ? user.bitcoin
           : user.bitcoinTestnet;
   if (!isValidAddress(chain, address)) throw new Error(`seed made an invalid ${chain.id} address ${address}`);
+  checkedAddresses.set(key, address);
   return address;
 }
 
@@ -539,9 +572,11 @@ export function planSeed(
   const counts = allocate(options.orders, statuses);
   const targets = rng.shuffle(statuses.flatMap((s) => Array<OrderStatus>(counts.get(s)!).fill(s)));
 
+  const pickUser = rng.picker(users, (u) => u.weight);
+  const pickRoute = new Map(statuses.map((s) => [s, rng.picker(feasible(s, routes, timing), (r) => r.weight)]));
   const orders = targets.map((status): PlannedOrder => {
-    const route = rng.weighted(feasible(status, routes, timing), (r) => r.weight);
-    const user = rng.weighted(users, (u) => u.weight);
+    const route = pickRoute.get(status)!();
+    const user = pickUser();
     const amount = sourceAmount(rng, route.source);
     const [lo, hi] = ageWindow(status, route, timing);
     const createdAt = nowS - rng.int(lo, hi);
@@ -578,95 +613,45 @@ export async function seed(options: SeedOptions): Promise<SeedResult> {
   let current = startedAt;
   const runtime = createRuntime({ config, db, logger: createLogger(config.logLevel), now: () => new Date(current) });
   const { deps } = runtime;
-  const at = (secs: number) => void (current = new Date(secs * 1000));
+  const clock: SeedClock = { at: (secs: number) => void (current = new Date(secs * 1000)) };
 
+  const mode = options.mode ?? 'bulk';
   const plan = planSeed(options, deps.registry, config, startedAt);
   if (plan.skipped.length > 0) {
     log(`note: ${plan.skipped.join(', ')} cannot happen within ${options.days} day(s); use more --days to see them`);
   }
   log(
     `seeding ${plan.orders.length} orders from ${plan.users.length} users over ${options.days} day(s) ` +
-      `(seed ${JSON.stringify(String(options.seed))}, ${db.kind})`,
+      `(seed ${JSON.stringify(String(options.seed))}, ${db.kind}, ${mode})`,
   );
+  const progress = (done: number, events: number) =>
+    log(
+      `  ${done}/${plan.orders.length} orders, ${events} escrow events (${((Date.now() - started) / 1000).toFixed(1)} s, ` +
+        `${Math.round(done / Math.max(0.001, (Date.now() - started) / 1000))} orders/s)`,
+    );
 
-  const orderIds: string[] = [];
-  const planned = new Map<string, OrderStatus>();
-  let events = 0;
-  const every = Math.max(1, Math.round(plan.orders.length / 10));
+  let seeded: Seeded;
   try {
-    for (const [index, order] of plan.orders.entries()) {
-      const { route, user } = order;
-      // The wallet's secret: only its sha256 goes into the order; the claims reveal it.
-      const secret = randomBytes(32);
-      const commitmentHash = createHash('sha256').update(secret).digest('hex');
-
-      at(order.createdAt - order.quoteLead);
-      const quote = await createQuote(deps, {
-        source: { asset: route.source.id, amount: order.amount.toString() },
-        destination: { asset: route.destination.id },
-      });
-      at(order.createdAt);
-      const { orderId } = await createOrder(deps, {
-        user_id: user.id,
-        quote_id: quote.id,
-        source: { asset: route.source.id, recipient: userAddress(user, route.sourceChain), amount: order.amount.toString() },
-        destination: {
-          asset: route.destination.id,
-          recipient: userAddress(user, route.destChain),
-          amount: quote.destAmount.toFixed(),
-        },
-        commitment_hash: commitmentHash,
-      });
-      orderIds.push(orderId);
-      planned.set(orderId, order.status);
-
-      if (order.events.length > 0) {
-        const { sourceSwapId, destinationSwapId } = await deps.prisma.order.findUniqueOrThrow({
-          where: { id: orderId },
-          select: { sourceSwapId: true, destinationSwapId: true },
-        });
-        const reports = [...order.events].sort((a, b) => a.seenAt - b.seenAt);
-        for (const event of reports) {
-          const chain = event.side === 'source' ? route.sourceChain : route.destChain;
-          at(event.seenAt);
-          await recordEscrowEvent(deps, event.side === 'source' ? sourceSwapId : destinationSwapId, {
-            kind: event.kind,
-            tx_hash: txHash(chain),
-            block_number: blockAt(chain, event.at),
-            timestamp: iso(event.at),
-            ...(event.kind === 'claim' ? { commitment: secret.toString('hex') } : {}),
-          });
-          events++;
-        }
-      }
-      if ((index + 1) % every === 0 || index + 1 === plan.orders.length) {
-        log(`  ${index + 1}/${plan.orders.length} orders, ${events} escrow events (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-      }
-    }
+    seeded = mode === 'bulk' ? await seedInBulk(db, deps, clock, plan, progress) : await seedThroughDomain(deps, clock, plan, progress);
   } finally {
     await runtime.stop();
   }
 
-  // Read back what the product now says about them.
+  // What the product now says about them: the status rule at the end of seeding.
   const end = realNow();
   const byStatus = emptyCounts();
   let mismatches = 0;
-  for (let i = 0; i < orderIds.length; i += 1000) {
-    const rows = await db.prisma.order.findMany({
-      where: { id: { in: orderIds.slice(i, i + 1000) } },
-      select: { id: true, stage: true, deadlineAt: true, destExpiresAt: true },
-    });
-    for (const row of rows) {
-      const status = statusAt(row, end);
-      byStatus[status]++;
-      if (planned.get(row.id) !== status) mismatches++;
-    }
+  for (const [index, row] of seeded.rows.entries()) {
+    const status = statusAt(row, end);
+    byStatus[status]++;
+    if (plan.orders[index]!.status !== status) mismatches++;
   }
   const elapsedMs = Date.now() - started;
+  const { orderIds, events } = seeded;
 
   log(`seeded ${orderIds.length} orders, ${events} escrow events in ${(elapsedMs / 1000).toFixed(1)} s`);
   const width = Math.max(...ORDER_STATUSES.map((s) => s.length));
-  for (const s of ORDER_STATUSES) log(`  ${s.padEnd(width)} ${String(byStatus[s]).padStart(6)}   (${STATUS_BUCKET[s]})`);
+  for (const s of ORDER_STATUSES) log(`  ${s.padEnd(width)} ${String(byStatus[s]).padStart(8)}   (${STATUS_BUCKET[s]})`);
   if (mismatches > 0) log(`warning: ${mismatches} order(s) did not end in their planned status`);
   const [total, ...perStatus] = await Promise.all([
     db.prisma.order.count(),
@@ -680,17 +665,268 @@ export async function seed(options: SeedOptions): Promise<SeedResult> {
   return { orders: orderIds.length, users: plan.users.length, orderIds, byStatus, mismatches, events, elapsedMs };
 }
 
+interface SeedClock {
+  /** Sets the domain's clock to a UNIX time in seconds. */
+  at(secs: number): void;
+}
+
+/** Per planned order, in plan order: its id and the columns the status rule reads, as stored. */
+interface Seeded {
+  orderIds: string[];
+  rows: { stage: Stage; deadlineAt: Date; destExpiresAt: Date }[];
+  events: number;
+}
+
+type Progress = (done: number, events: number) => void;
+
+async function seedThroughDomain(deps: DomainDeps, clock: SeedClock, plan: Plan, progress: Progress): Promise<Seeded> {
+  const orderIds: string[] = [];
+  let events = 0;
+  const every = Math.max(1, Math.round(plan.orders.length / 10));
+  for (const [index, order] of plan.orders.entries()) {
+    const { route, user } = order;
+    // The wallet's secret: only its sha256 goes into the order; the claims reveal it.
+    const secret = randomBytes(32);
+    const commitmentHash = createHash('sha256').update(secret).digest('hex');
+
+    clock.at(order.createdAt - order.quoteLead);
+    const quote = await createQuote(deps, {
+      source: { asset: route.source.id, amount: order.amount.toString() },
+      destination: { asset: route.destination.id },
+    });
+    clock.at(order.createdAt);
+    const { orderId } = await createOrder(deps, {
+      user_id: user.id,
+      quote_id: quote.id,
+      source: { asset: route.source.id, recipient: userAddress(user, route.sourceChain), amount: order.amount.toString() },
+      destination: {
+        asset: route.destination.id,
+        recipient: userAddress(user, route.destChain),
+        amount: quote.destAmount.toFixed(),
+      },
+      commitment_hash: commitmentHash,
+    });
+    orderIds.push(orderId);
+
+    if (order.events.length > 0) {
+      const { sourceSwapId, destinationSwapId } = await deps.prisma.order.findUniqueOrThrow({
+        where: { id: orderId },
+        select: { sourceSwapId: true, destinationSwapId: true },
+      });
+      for (const event of [...order.events].sort((a, b) => a.seenAt - b.seenAt)) {
+        const chain = event.side === 'source' ? route.sourceChain : route.destChain;
+        clock.at(event.seenAt);
+        await recordEscrowEvent(deps, event.side === 'source' ? sourceSwapId : destinationSwapId, {
+          kind: event.kind,
+          tx_hash: txHash(chain),
+          block_number: blockAt(chain, event.at),
+          timestamp: iso(event.at),
+          ...(event.kind === 'claim' ? { commitment: secret.toString('hex') } : {}),
+        });
+        events++;
+      }
+    }
+    if ((index + 1) % every === 0 || index + 1 === plan.orders.length) progress(index + 1, events);
+  }
+  // Read back what the product stored.
+  const stored = new Map<string, Seeded['rows'][number]>();
+  for (let i = 0; i < orderIds.length; i += 1000) {
+    const rows = await deps.prisma.order.findMany({
+      where: { id: { in: orderIds.slice(i, i + 1000) } },
+      select: { id: true, stage: true, deadlineAt: true, destExpiresAt: true },
+    });
+    for (const row of rows) stored.set(row.id, row);
+  }
+  return { orderIds, rows: orderIds.map((id) => stored.get(id)!), events };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bulk: the domain's own rows, built in memory and sent as array inserts
+
+const BATCH_ORDERS = 5000;
+
+/** Every value travels as text in a text[] parameter and is cast in SQL: one encoding for pg and PGlite. */
+type Cell = string | null;
+const text = (value: { toString(): string } | null | undefined): Cell => (value == null ? null : value.toString());
+const time = (value: Date | null | undefined): Cell => (value == null ? null : value.toISOString());
+
+const QUOTE_COLUMNS = {
+  id: 'text', source_asset: 'text', source_amount: 'numeric', dest_asset: 'text', dest_amount: 'numeric',
+  source_token_price: 'numeric', dest_token_price: 'numeric', fee_bips: 'int', solver: 'jsonb',
+  created_at: 'timestamptz', expires_at: 'timestamptz', consumed_by: 'text',
+} as const;
+const INTENT_COLUMNS = {
+  swap_id: 'text', side: '"Side"', chain: 'text', asset: 'text', token_address: 'text', creator: 'text',
+  recipient: 'text', amount: 'numeric', commitment_hash: 'text', commitment: 'text', cancel_after: 'bigint',
+  registry_address: 'text', create_tx_hash: 'text', create_block_number: 'bigint', create_timestamp: 'timestamptz',
+  claim_tx_hash: 'text', claim_block_number: 'bigint', claim_timestamp: 'timestamptz', cancel_tx_hash: 'text',
+  cancel_block_number: 'bigint', cancel_timestamp: 'timestamptz', created_at: 'timestamptz', updated_at: 'timestamptz',
+} as const;
+const ORDER_COLUMNS = {
+  id: 'text', user_id: 'text', quote_id: 'text', source_token_price: 'numeric', dest_token_price: 'numeric',
+  fee_bips: 'int', commitment_hash: 'text', request_hash: 'text', stage: '"Stage"', deadline_at: 'timestamptz',
+  dest_expires_at: 'timestamptz', source_chain: 'text', dest_chain: 'text', source_asset: 'text', dest_asset: 'text',
+  volume_usd: 'numeric', completed_at: 'timestamptz', source_swap_id: 'text', destination_swap_id: 'text',
+  created_at: 'timestamptz', updated_at: 'timestamptz',
+} as const;
+
+type Row<C> = Record<keyof C, Cell>;
+
+/** One INSERT ... SELECT FROM unnest(...) per table and batch: a single round trip for thousands of rows. */
+async function insertRows<C extends Record<string, string>>(db: Database, table: string, columns: C, rows: Row<C>[]): Promise<void> {
+  if (rows.length === 0) return;
+  const names = Object.keys(columns);
+  const sql =
+    `INSERT INTO ${table} (${names.map((n) => `"${n}"`).join(', ')}) ` +
+    `SELECT ${names.map((n) => `u."${n}"::${columns[n]}`).join(', ')} ` +
+    `FROM unnest(${names.map((_, i) => `$${i + 1}::text[]`).join(', ')}) AS u(${names.map((n) => `"${n}"`).join(', ')})`;
+  await db.driver.query(sql, names.map((n) => rows.map((row) => row[n as keyof C])));
+}
+
+interface IntentState {
+  swapId: string;
+  createTxHash: string | null;
+  createBlockNumber: number | null;
+  createTimestamp: Date | null;
+  claimTxHash: string | null;
+  claimBlockNumber: number | null;
+  claimTimestamp: Date | null;
+  cancelTxHash: string | null;
+  cancelBlockNumber: number | null;
+  cancelTimestamp: Date | null;
+  commitment: string | null;
+  updatedAt: Date;
+}
+
+async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedClock, plan: Plan, progress: Progress): Promise<Seeded> {
+  const orderIds: string[] = [];
+  const stored: Seeded['rows'] = [];
+  let events = 0;
+  let inflight: Promise<void> = Promise.resolve();
+  const every = Math.max(BATCH_ORDERS, Math.round(plan.orders.length / 20 / BATCH_ORDERS) * BATCH_ORDERS);
+
+  for (let start = 0; start < plan.orders.length; start += BATCH_ORDERS) {
+    const quotes: Row<typeof QUOTE_COLUMNS>[] = [];
+    const intents: Row<typeof INTENT_COLUMNS>[] = [];
+    const orders: Row<typeof ORDER_COLUMNS>[] = [];
+    for (const order of plan.orders.slice(start, start + BATCH_ORDERS)) {
+      const { route, user } = order;
+      const secret = randomBytes(32);
+      const commitmentHash = createHash('sha256').update(secret).digest('hex');
+
+      clock.at(order.createdAt - order.quoteLead);
+      const quote = await priceQuote(deps, { sourceAsset: route.source.id, sourceAmount: order.amount, destAsset: route.destination.id });
+      clock.at(order.createdAt);
+      const request: CreateOrderRequest = {
+        userId: user.id,
+        quoteId: quote.id,
+        source: { asset: route.source.id, recipient: userAddress(user, route.sourceChain), amount: order.amount },
+        destination: { asset: route.destination.id, recipient: userAddress(user, route.destChain), amount: BigInt(String(quote.destAmount)) },
+        commitmentHash,
+      };
+      const orderId = randomBytes(32).toString('hex');
+      const stored_quote = {
+        ...quote,
+        sourceTokenPrice: new Prisma.Decimal(String(quote.sourceTokenPrice)),
+        destTokenPrice: new Prisma.Decimal(String(quote.destTokenPrice)),
+        consumedBy: orderId,
+      } as unknown as Quote;
+      const pair = resolvePair(deps, route.source.id, route.destination.id);
+      const data = buildOrder(deps, request, stored_quote, pair, orderId, requestFingerprint(request), new Date(order.createdAt * 1000));
+      const sourceIntent = data.sourceIntent.create as Prisma.IntentCreateInput;
+      const destinationIntent = data.destinationIntent.create as Prisma.IntentCreateInput;
+
+      // The escrow events, applied as recordEscrowEvent would, in the order the watcher reports them.
+      const createdAt = new Date(order.createdAt * 1000);
+      const state = (intent: Prisma.IntentCreateInput): IntentState => ({
+        swapId: intent.swapId, createTxHash: null, createBlockNumber: null, createTimestamp: null, claimTxHash: null,
+        claimBlockNumber: null, claimTimestamp: null, cancelTxHash: null, cancelBlockNumber: null, cancelTimestamp: null,
+        commitment: null, updatedAt: createdAt,
+      });
+      const source = state(sourceIntent);
+      const destination = state(destinationIntent);
+      let updatedAt = createdAt;
+      for (const event of [...order.events].sort((a, b) => a.seenAt - b.seenAt)) {
+        const intent = event.side === 'source' ? source : destination;
+        const chain = event.side === 'source' ? route.sourceChain : route.destChain;
+        intent[`${event.kind}TxHash`] = txHash(chain);
+        intent[`${event.kind}BlockNumber`] = blockAt(chain, event.at);
+        intent[`${event.kind}Timestamp`] = new Date(event.at * 1000);
+        updatedAt = new Date(event.seenAt * 1000);
+        intent.updatedAt = updatedAt;
+        if (event.kind === 'claim') {
+          // A claim reveals the secret: from then on both intents show it.
+          for (const side of [source, destination]) {
+            side.commitment = secret.toString('hex');
+            side.updatedAt = updatedAt;
+          }
+        }
+        events++;
+      }
+      const deadlineAt = data.deadlineAt as Date;
+      const stage = deriveStage(factsOf(source, deadlineAt), factsOf(destination, deadlineAt));
+
+      quotes.push({
+        id: quote.id, source_asset: quote.sourceAsset, source_amount: text(quote.sourceAmount), dest_asset: quote.destAsset,
+        dest_amount: text(quote.destAmount), source_token_price: text(quote.sourceTokenPrice),
+        dest_token_price: text(quote.destTokenPrice), fee_bips: text(quote.feeBips), solver: JSON.stringify(quote.solver),
+        created_at: time(quote.createdAt as Date), expires_at: time(quote.expiresAt as Date), consumed_by: orderId,
+      });
+      for (const [intent, facts] of [[sourceIntent, source], [destinationIntent, destination]] as const) {
+        intents.push({
+          swap_id: intent.swapId, side: intent.side, chain: intent.chain, asset: intent.asset,
+          token_address: intent.tokenAddress, creator: intent.creator, recipient: intent.recipient,
+          amount: text(intent.amount as string), commitment_hash: intent.commitmentHash, commitment: facts.commitment,
+          cancel_after: text(intent.cancelAfter as bigint), registry_address: intent.registryAddress ?? null,
+          create_tx_hash: facts.createTxHash, create_block_number: text(facts.createBlockNumber),
+          create_timestamp: time(facts.createTimestamp), claim_tx_hash: facts.claimTxHash,
+          claim_block_number: text(facts.claimBlockNumber), claim_timestamp: time(facts.claimTimestamp),
+          cancel_tx_hash: facts.cancelTxHash, cancel_block_number: text(facts.cancelBlockNumber),
+          cancel_timestamp: time(facts.cancelTimestamp), created_at: time(createdAt), updated_at: time(facts.updatedAt),
+        });
+      }
+      orders.push({
+        id: orderId, user_id: data.userId, quote_id: quote.id, source_token_price: text(quote.sourceTokenPrice),
+        dest_token_price: text(quote.destTokenPrice), fee_bips: text(data.feeBips), commitment_hash: commitmentHash,
+        request_hash: data.requestHash, stage, deadline_at: time(deadlineAt), dest_expires_at: time(data.destExpiresAt as Date),
+        source_chain: data.sourceChain, dest_chain: data.destChain, source_asset: data.sourceAsset, dest_asset: data.destAsset,
+        volume_usd: text(data.volumeUsd as string), completed_at: time(destination.claimTimestamp),
+        source_swap_id: source.swapId, destination_swap_id: destination.swapId, created_at: time(createdAt),
+        updated_at: time(updatedAt),
+      });
+      orderIds.push(orderId);
+      stored.push({ stage, deadlineAt, destExpiresAt: data.destExpiresAt as Date });
+    }
+    // Build the next batch while this one is written; intents before the orders that reference them.
+    await inflight;
+    const done = Math.min(start + BATCH_ORDERS, plan.orders.length);
+    const eventsSoFar = events;
+    inflight = (async () => {
+      await insertRows(db, 'quotes', QUOTE_COLUMNS, quotes);
+      await insertRows(db, 'intents', INTENT_COLUMNS, intents);
+      await insertRows(db, 'orders', ORDER_COLUMNS, orders);
+      if (done % every === 0 || done === plan.orders.length) progress(done, eventsSoFar);
+    })();
+  }
+  await inflight;
+  // Fresh planner statistics and visibility map after a bulk load, as after any large import.
+  await db.driver.exec('VACUUM ANALYZE quotes, intents, orders, stats_hourly, stats_pairs, stats_assets, stats_users');
+  return { orderIds, rows: stored, events };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Command line
 
-const USAGE = `usage: npm run seed -- [--orders N] [--users N] [--days N] [--seed S]
+const USAGE = `usage: npm run seed -- [--orders N] [--users N] [--days N] [--seed S] [--mode bulk|domain]
   --orders N   orders to create (default ${SEED_DEFAULTS.orders})
   --users N    distinct users placing them (default ${SEED_DEFAULTS.users})
   --days N     spread created_at over the past N days (default ${SEED_DEFAULTS.days})
   --seed S     seed of the pseudo-random plan (default ${SEED_DEFAULTS.seed})
+  --mode M     bulk (default): the domain's rows in batched array inserts, fast enough for millions;
+               domain: every quote, order and escrow event through the domain calls, one at a time
 The database is DATABASE_URL (PostgreSQL, migrated first) or else the embedded PGlite in DATA_DIR (default ./data).`;
 
-function parseCli(argv: string[]): Pick<SeedOptions, 'orders' | 'users' | 'days' | 'seed'> {
+function parseCli(argv: string[]): Pick<SeedOptions, 'orders' | 'users' | 'days' | 'seed' | 'mode'> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -698,6 +934,7 @@ function parseCli(argv: string[]): Pick<SeedOptions, 'orders' | 'users' | 'days'
       users: { type: 'string' },
       days: { type: 'string' },
       seed: { type: 'string' },
+      mode: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -725,7 +962,13 @@ function parseCli(argv: string[]): Pick<SeedOptions, 'orders' | 'users' | 'days'
     users: integer('users', values.users, SEED_DEFAULTS.users),
     days,
     seed: values.seed ?? SEED_DEFAULTS.seed,
+    mode: mode(values.mode),
   };
+}
+
+function mode(value: string | undefined): SeedOptions['mode'] {
+  if (value === undefined || value === 'bulk' || value === 'domain') return value;
+  throw new UsageError(`--mode must be bulk or domain, got ${JSON.stringify(value)}`);
 }
 
 class UsageError extends Error {}

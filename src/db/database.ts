@@ -13,6 +13,8 @@ export interface Database {
   kind: DatabaseKind;
   /** Cheap round trip for /ready. */
   ping(): Promise<void>;
+  /** The driver under Prisma, for bulk statements Prisma has no API for (the seed's array inserts). */
+  driver: MigrationTarget;
   close(): Promise<void>;
 }
 
@@ -62,6 +64,14 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   return {
     prisma,
     kind: 'postgres',
+    driver: {
+      async exec(sql) {
+        await pool.query(sql);
+      },
+      async query<T>(sql: string, params?: unknown[]) {
+        return (await pool.query(sql, params)).rows as T[];
+      },
+    },
     async ping() {
       await pool.query('SELECT 1');
     },
@@ -84,6 +94,7 @@ export async function openPglite(dataDir: string | undefined, onQuery?: (sql: st
   return {
     prisma,
     kind: 'pglite',
+    driver: pgliteTarget(pglite),
     async ping() {
       await pglite.query('SELECT 1');
     },

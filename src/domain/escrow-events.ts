@@ -117,7 +117,8 @@ function admit(intent: Intent, event: EscrowEvent): boolean {
   return true;
 }
 
-function factsOf(intent: Intent, deadlineAt: Date): EscrowFacts {
+/** What the stage rule needs to know about one escrow. */
+export function factsOf(intent: Pick<Intent, 'createTxHash' | 'claimTxHash' | 'cancelTxHash' | 'createTimestamp'>, deadlineAt: Date): EscrowFacts {
   return {
     created: intent.createTxHash !== null,
     claimed: intent.claimTxHash !== null,

@@ -172,8 +172,9 @@ function matchQuote(deps: DomainDeps, request: CreateOrderRequest, quote: Quote)
   return resolvePair(deps, quote.sourceAsset, quote.destAsset);
 }
 
-function buildOrder(
-  deps: DomainDeps,
+/** The order row and both intents, as createOrder stores them (the bulk seed stores them itself). */
+export function buildOrder(
+  deps: Pick<DomainDeps, 'config'>,
   request: CreateOrderRequest,
   quote: Quote,
   pair: ListedPair,

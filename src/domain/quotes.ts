@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Quote } from '../generated/prisma/client.ts';
+import type { Prisma, Quote } from '../generated/prisma/client.ts';
 import { parseAmount } from './amounts.ts';
 import type { DomainDeps } from './deps.ts';
 import { notFound, unprocessable } from './errors.ts';
@@ -51,7 +51,14 @@ export function resolvePair(deps: Pick<DomainDeps, 'registry'>, sourceId: string
 }
 
 export async function createQuote(deps: DomainDeps, body: unknown): Promise<Quote> {
-  const request = parseQuoteRequest(body);
+  return deps.prisma.quote.create({ data: await priceQuote(deps, parseQuoteRequest(body)) });
+}
+
+/** Every check and the price of a quote, without storing it (the bulk seed stores quotes itself). */
+export async function priceQuote(
+  deps: Pick<DomainDeps, 'registry' | 'prices' | 'config' | 'now'>,
+  request: QuoteRequest,
+): Promise<Prisma.QuoteCreateInput & { id: string }> {
   const pair = resolvePair(deps, request.sourceAsset, request.destAsset);
   const { sourceAsset, destAsset } = pair;
   const min = BigInt(sourceAsset.min_amount);
@@ -77,21 +84,19 @@ export async function createQuote(deps: DomainDeps, body: unknown): Promise<Quot
   if (destAmount <= 0n) throw unprocessable('source.amount is too small: the destination amount rounds down to zero');
 
   const createdAt = toSeconds(deps.now());
-  return deps.prisma.quote.create({
-    data: {
-      id: newQuoteId(),
-      sourceAsset: sourceAsset.id,
-      sourceAmount: request.sourceAmount.toString(),
-      destAsset: destAsset.id,
-      destAmount: destAmount.toString(),
-      sourceTokenPrice: sourcePriceUsd,
-      destTokenPrice: destPriceUsd,
-      feeBips,
-      solver: { [pair.sourceChain.id]: pair.sourceChain.solver, [pair.destChain.id]: pair.destChain.solver },
-      createdAt,
-      expiresAt: new Date(createdAt.getTime() + deps.config.quoteTtlSeconds * 1000),
-    },
-  });
+  return {
+    id: newQuoteId(),
+    sourceAsset: sourceAsset.id,
+    sourceAmount: request.sourceAmount.toString(),
+    destAsset: destAsset.id,
+    destAmount: destAmount.toString(),
+    sourceTokenPrice: sourcePriceUsd,
+    destTokenPrice: destPriceUsd,
+    feeBips,
+    solver: { [pair.sourceChain.id]: pair.sourceChain.solver, [pair.destChain.id]: pair.destChain.solver },
+    createdAt,
+    expiresAt: new Date(createdAt.getTime() + deps.config.quoteTtlSeconds * 1000),
+  };
 }
 
 /** Opaque and URL-safe; 144 random bits, so ids cannot be guessed. */

@@ -1,6 +1,7 @@
-import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
+import { Decimal } from 'decimal.js';
+import { Prisma, type PrismaClient, type Stage } from '../generated/prisma/client.ts';
 import type { Registry } from './registry/registry.ts';
-import { bucketSql } from './status.ts';
+import { stageBucket, type StatusBucket } from './status.ts';
 
 /** Seed 2.5, with the seed's field names in camelCase. */
 export interface StatsWindow {
@@ -38,94 +39,119 @@ export interface Stats {
 }
 
 const TOP_N = 10;
+const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
-interface WindowRow {
-  total: number;
-  completed: number;
-  cancelled: number;
-  users: number;
-  /** Decimal text, rounded to cents in SQL; turned into a number only at the end. */
+type WindowName = 'all' | 'd1' | 'd7';
+
+/** Sums for one window and stage, as decimal text (exact NUMERIC and BIGINT from SQL). */
+interface StageSums {
+  w: WindowName;
+  stage: Stage;
+  orders: string;
   volume: string;
-  avg_secs: string | null;
+  timed: string;
+  secs: string;
 }
 
 /**
- * Every figure comes from SQL in NUMERIC, so sums are exact; USD values become JSON numbers only
- * after rounding to cents. The three windows are computed in one pass over `orders`.
+ * Every figure is exact until the very end: counts and sums come from SQL as decimal text and are
+ * added with decimal.js; USD values become JSON numbers only after rounding to cents.
+ *
+ * Nothing here scans the order book. The rollup tables (stats_hourly, stats_pairs, stats_assets,
+ * stats_users) are kept current by triggers on `orders`, so the cost does not grow with its size:
+ * - all-time figures sum the hourly rollup; a window sums its whole hours from the rollup and reads
+ *   the orders of its first, partial hour directly (an index range of at most one hour);
+ * - the clock's part of the status (`pending` orders past their deadline are `expired`) is counted
+ *   from the few orders still pending before their deadline (index on stage, deadline_at);
+ * - a user is in a window exactly when their latest order is (stats_users.last_order_at, indexed).
  */
 export async function computeStats(prisma: PrismaClient, registry: Registry, now: Date): Promise<Stats> {
-  const buckets = bucketSql(now);
-  const windows = {
-    all: Prisma.sql`TRUE`,
-    d1: Prisma.sql`created_at >= ${new Date(now.getTime() - DAY_MS)}`,
-    d7: Prisma.sql`created_at >= ${new Date(now.getTime() - 7 * DAY_MS)}`,
+  const since = { d1: new Date(now.getTime() - DAY_MS), d7: new Date(now.getTime() - 7 * DAY_MS) };
+  // The first whole hour of each window: the hour before it is partial and read from `orders`.
+  const wholeFrom = {
+    d1: new Date(Math.ceil(since.d1.getTime() / HOUR_MS) * HOUR_MS),
+    d7: new Date(Math.ceil(since.d7.getTime() / HOUR_MS) * HOUR_MS),
   };
-  // Each window's figures as FILTERed aggregates over the same rows: one pass for all three.
-  const columns = Object.entries(windows).map(
-    ([w, inWindow]) => Prisma.sql`
-      count(*) FILTER (WHERE ${inWindow})::int AS ${Prisma.raw(`${w}_total`)},
-      count(*) FILTER (WHERE ${inWindow} AND ${buckets.completed})::int AS ${Prisma.raw(`${w}_completed`)},
-      count(*) FILTER (WHERE ${inWindow} AND ${buckets.cancelled})::int AS ${Prisma.raw(`${w}_cancelled`)},
-      count(DISTINCT user_id) FILTER (WHERE ${inWindow})::int AS ${Prisma.raw(`${w}_users`)},
-      round(coalesce(sum(volume_usd) FILTER (WHERE ${inWindow}), 0), 2)::text AS ${Prisma.raw(`${w}_volume`)},
-      round(avg(extract(epoch FROM completed_at - created_at))
-            FILTER (WHERE ${inWindow} AND ${buckets.completed} AND completed_at IS NOT NULL), 2)::text
-        AS ${Prisma.raw(`${w}_avg_secs`)}`,
-  );
-  const [row] = await prisma.$queryRaw<Record<string, number | string | null>[]>`
-    SELECT ${Prisma.join(columns)} FROM orders`;
-  const pick = (w: keyof typeof windows): WindowRow => ({
-    total: row![`${w}_total`] as number,
-    completed: row![`${w}_completed`] as number,
-    cancelled: row![`${w}_cancelled`] as number,
-    users: row![`${w}_users`] as number,
-    volume: row![`${w}_volume`] as string,
-    avg_secs: row![`${w}_avg_secs`] as string | null,
-  });
-  const [allTime, last24h, last7d] = (['all', 'd1', 'd7'] as const).map((w) => toWindow(pick(w)));
+  const rollup = (w: WindowName, where: Prisma.Sql) => Prisma.sql`
+    SELECT ${w} AS w, stage::text AS stage, sum(orders)::text AS orders, sum(volume_usd)::text AS volume,
+           sum(timed_orders)::text AS timed, sum(completion_secs)::text AS secs
+    FROM stats_hourly WHERE ${where} GROUP BY stage`;
+  const edge = (w: 'd1' | 'd7') => Prisma.sql`
+    SELECT ${w} AS w, stage::text AS stage, count(*)::text AS orders, sum(volume_usd)::text AS volume,
+           count(completed_at)::text AS timed, sum(stats_completion_secs(created_at, completed_at))::text AS secs
+    FROM orders WHERE created_at >= ${since[w]} AND created_at < ${wholeFrom[w]} GROUP BY stage`;
 
-  const [pairs, assets] = await Promise.all([
-    prisma.$queryRaw<{ source_chain: string; dest_chain: string; order_count: number; volume: string }[]>`
-      SELECT source_chain, dest_chain, count(*)::int AS order_count, round(sum(volume_usd), 2)::text AS volume
-      FROM orders GROUP BY source_chain, dest_chain
-      ORDER BY order_count DESC, sum(volume_usd) DESC, source_chain, dest_chain LIMIT ${TOP_N}`,
-    prisma.$queryRaw<{ asset: string; order_count: number; volume: string }[]>`
-      SELECT source_asset AS asset, count(*)::int AS order_count, round(sum(volume_usd), 2)::text AS volume
-      FROM orders GROUP BY source_asset
-      ORDER BY order_count DESC, sum(volume_usd) DESC, source_asset LIMIT ${TOP_N}`,
+  const [sums, [clock], pairs, assets] = await Promise.all([
+    prisma.$queryRaw<StageSums[]>`
+      ${rollup('all', Prisma.sql`TRUE`)}
+      UNION ALL ${rollup('d1', Prisma.sql`hour >= ${wholeFrom.d1}`)}
+      UNION ALL ${rollup('d7', Prisma.sql`hour >= ${wholeFrom.d7}`)}
+      UNION ALL ${edge('d1')}
+      UNION ALL ${edge('d7')}`,
+    prisma.$queryRaw<Record<`${WindowName}_${'users' | 'live'}`, number>[]>`
+      SELECT (SELECT count(*) FROM stats_users)::int AS all_users,
+             (SELECT count(*) FROM stats_users WHERE last_order_at >= ${since.d1})::int AS d1_users,
+             (SELECT count(*) FROM stats_users WHERE last_order_at >= ${since.d7})::int AS d7_users,
+             count(*)::int AS all_live,
+             (count(*) FILTER (WHERE created_at >= ${since.d1}))::int AS d1_live,
+             (count(*) FILTER (WHERE created_at >= ${since.d7}))::int AS d7_live
+      FROM orders WHERE stage = 'pending' AND deadline_at > ${now}`,
+    prisma.$queryRaw<{ source_chain: string; dest_chain: string; orders: string; volume: string }[]>`
+      SELECT source_chain, dest_chain, orders::text, volume_usd::text AS volume FROM stats_pairs WHERE orders > 0
+      ORDER BY stats_pairs.orders DESC, volume_usd DESC, source_chain, dest_chain LIMIT ${TOP_N}`,
+    prisma.$queryRaw<{ asset: string; orders: string; volume: string }[]>`
+      SELECT asset, orders::text, volume_usd::text AS volume FROM stats_assets WHERE orders > 0
+      ORDER BY stats_assets.orders DESC, volume_usd DESC, asset LIMIT ${TOP_N}`,
   ]);
+  if (!clock) throw new Error('stats query returned no row');
+
+  const window = (w: WindowName): StatsWindow => {
+    const rows = sums.filter((row) => row.w === w);
+    const sum = (pick: (row: StageSums) => string, stages: (stage: Stage) => boolean = () => true) =>
+      rows.filter((row) => stages(row.stage)).reduce((total, row) => total.plus(pick(row)), new Decimal(0));
+    const count = (stages?: (stage: Stage) => boolean) => sum((row) => row.orders, stages).toNumber();
+    // Pending orders are the one stage the clock splits between buckets.
+    const live = clock[`${w}_live`];
+    const expired = count((stage) => stage === 'pending') - live;
+    const inBucket = (bucket: StatusBucket) =>
+      count((stage) => stage !== 'pending' && stageBucket(stage, false) === bucket) +
+      (stageBucket('pending', false) === bucket ? live : 0) +
+      (stageBucket('pending', true) === bucket ? expired : 0);
+    const completed = (stage: Stage) => stage !== 'pending' && stageBucket(stage, false) === 'completed';
+    const timed = sum((row) => row.timed, completed);
+    return {
+      totalOrders: count(),
+      completedOrders: inBucket('completed'),
+      inProgressOrders: inBucket('in_progress'),
+      cancelledOrders: inBucket('cancelled'),
+      uniqueUsers: clock[`${w}_users`],
+      totalVolumeUsd: cents(sum((row) => row.volume)),
+      avgCompletionTimeSecs: timed.isZero() ? 0 : cents(sum((row) => row.secs, completed).div(timed)),
+    };
+  };
 
   return {
-    allTime: allTime!,
-    last24h: last24h!,
-    last7d: last7d!,
+    allTime: window('all'),
+    last24h: window('d1'),
+    last7d: window('d7'),
     topChainPairs: pairs.map((p) => ({
       sourceChain: p.source_chain,
       destChain: p.dest_chain,
-      orderCount: p.order_count,
-      volumeUsd: Number(p.volume),
+      orderCount: Number(p.orders),
+      volumeUsd: cents(new Decimal(p.volume)),
     })),
     topAssets: assets.map((a) => ({
       asset: a.asset,
       symbol: registry.asset(a.asset)?.symbol ?? a.asset,
-      orderCount: a.order_count,
-      volumeUsd: Number(a.volume),
+      orderCount: Number(a.orders),
+      volumeUsd: cents(new Decimal(a.volume)),
     })),
     computedAt: now,
   };
 }
 
-function toWindow(row: WindowRow | undefined): StatsWindow {
-  if (!row) throw new Error('stats query returned no row');
-  return {
-    totalOrders: row.total,
-    completedOrders: row.completed,
-    inProgressOrders: row.total - row.completed - row.cancelled,
-    cancelledOrders: row.cancelled,
-    uniqueUsers: row.users,
-    // Cents-rounded decimal text to number: the only float conversion, at the very end.
-    totalVolumeUsd: Number(row.volume),
-    avgCompletionTimeSecs: row.avg_secs === null ? 0 : Number(row.avg_secs),
-  };
+/** Exact decimal to a JSON number of dollars and cents: the only float conversion, at the very end. */
+function cents(value: Decimal): number {
+  return value.toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toNumber();
 }

@@ -6,7 +6,7 @@ import { Prisma, type Stage } from '../generated/prisma/client.ts';
  * A status has two parts: the stage, which follows from on-chain facts alone and is stored on the
  * order whenever an event changes them, and the clock, which turns a stage into `expired` or
  * `refunding` once a deadline passes. The clock part exists here three times over, as a function,
- * as a Prisma filter and as SQL for the statistics; test/status.test.ts checks they agree.
+ * as a Prisma filter and as the statistics' bucket rule; test/status.test.ts checks they agree.
  */
 
 export const ORDER_STATUSES = [
@@ -65,11 +65,11 @@ export interface ClockInputs {
 }
 
 /** Stages the clock can overtake while the destination is still unclaimed. */
-const AWAITING_DESTINATION: readonly Stage[] = ['source_created', 'destination_created'];
+export const AWAITING_DESTINATION = ['source_created', 'destination_created'] as const satisfies readonly Stage[];
 
 export function statusAt(order: ClockInputs, now: Date): OrderStatus {
   if (order.stage === 'pending') return now >= order.deadlineAt ? 'expired' : 'pending';
-  if (AWAITING_DESTINATION.includes(order.stage) && now >= order.destExpiresAt) return 'refunding';
+  if ((AWAITING_DESTINATION as readonly Stage[]).includes(order.stage) && now >= order.destExpiresAt) return 'refunding';
   return order.stage;
 }
 
@@ -93,12 +93,17 @@ export function statusWhere(status: OrderStatus, now: Date): Prisma.OrderWhereIn
 }
 
 /**
- * SQL predicates for the statistics buckets over table `orders`. In-progress is the rest, so the
- * three always add up to the total.
+ * The statistics bucket of every order of a stage, given how many of them the clock has turned:
+ * stored stage counts plus the number of `pending` orders past their deadline are all the
+ * statistics need, because the clock's other turn (to `refunding`) never changes the bucket.
  */
-export function bucketSql(now: Date): { completed: Prisma.Sql; cancelled: Prisma.Sql } {
-  return {
-    completed: Prisma.sql`stage IN ('destination_claimed', 'completed')`,
-    cancelled: Prisma.sql`(stage = 'cancelled' OR (stage = 'pending' AND deadline_at <= ${now}))`,
-  };
+export function stageBucket(stage: Stage, expired: boolean): StatusBucket {
+  return STATUS_BUCKET[stage === 'pending' && expired ? 'expired' : stage];
+}
+
+// The claim above, checked where it is made: refunding by the clock must stay in its stages' bucket.
+for (const stage of AWAITING_DESTINATION) {
+  if (STATUS_BUCKET[stage] !== STATUS_BUCKET.refunding) {
+    throw new Error(`statistics assume ${stage} and refunding share a bucket (src/domain/stats.ts)`);
+  }
 }

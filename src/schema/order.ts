@@ -3,8 +3,10 @@ import { badRequest } from '../domain/errors.ts';
 import {
   MAX_LIMIT,
   NEWEST_FIRST,
+  countByStatus,
   orderFilterWhere,
   pageInfo,
+  parseStatuses,
   parsePagination,
   type OrderFilterInput,
 } from '../domain/order-list.ts';
@@ -60,6 +62,8 @@ interface OrderPageShape {
   where: Prisma.OrderWhereInput;
   page: number;
   limit: number;
+  /** Set when the filter is statuses alone (or nothing): the total then comes from the rollups. */
+  statusesOnly?: OrderStatus[] | 'all';
 }
 
 const OrderPage = builder.objectRef<OrderPageShape>('OrderPage').implement({
@@ -67,14 +71,24 @@ const OrderPage = builder.objectRef<OrderPageShape>('OrderPage').implement({
   fields: (t) => ({
     data: t.prismaField({
       type: ['Order'],
-      resolve: (query, page, _args, ctx) =>
-        ctx.prisma.order.findMany({
-          ...query,
+      resolve: async (query, page, _args, ctx) => {
+        const skip = (page.page - 1) * page.limit;
+        if (skip === 0) {
+          const rows = ctx.prisma.order.findMany({ ...query, where: page.where, orderBy: NEWEST_FIRST, take: page.limit });
+          firstPages.set(page, rows);
+          return rows;
+        }
+        // Deferred join: skip through the index for the page's ids alone, then load those rows and
+        // their intents. Loading relations for every skipped row would make deep pages cost O(offset) joins.
+        const ids = await ctx.prisma.order.findMany({
+          select: { id: true },
           where: page.where,
           orderBy: NEWEST_FIRST,
-          skip: (page.page - 1) * page.limit,
+          skip,
           take: page.limit,
-        }),
+        });
+        return ctx.prisma.order.findMany({ ...query, where: { id: { in: ids.map((o) => o.id) } }, orderBy: NEWEST_FIRST });
+      },
     }),
     page: t.exposeInt('page'),
     limit: t.exposeInt('limit'),
@@ -87,13 +101,48 @@ const OrderPage = builder.objectRef<OrderPageShape>('OrderPage').implement({
 
 // total and totalPages share one COUNT per page object.
 const counts = new WeakMap<OrderPageShape, Promise<number>>();
+// A first page shorter than its limit is the whole list: its length is the total, no COUNT needed
+// (most users' pages). The executor calls every field's resolver before awaiting any, so after one
+// tick a `data` field asked alongside, in any order, has started its query.
+const firstPages = new WeakMap<OrderPageShape, Promise<unknown[]>>();
 function countOrders(ctx: GraphQLContext, page: OrderPageShape): Promise<number> {
   let count = counts.get(page);
   if (!count) {
-    count = ctx.prisma.order.count({ where: page.where });
+    count = (async () => {
+      await null;
+      const firstPage = firstPages.get(page);
+      const rows = firstPage ? await firstPage : undefined;
+      return rows && rows.length < page.limit ? rows.length : countAll(ctx, page);
+    })();
     counts.set(page, count);
   }
   return count;
+}
+
+function countAll(ctx: GraphQLContext, page: OrderPageShape): Promise<number> {
+  return page.statusesOnly
+    ? countByStatus(ctx.prisma, page.statusesOnly, ctx.now())
+    : ctx.prisma.order.count({ where: page.where });
+}
+
+/**
+ * Prisma turns a cursor into `(created_at = X AND id <= Y) OR created_at < X`, which no index can
+ * start from: at depth, PostgreSQL walks every newer order to find the cursor. The same condition
+ * with a leading range (`created_at <= X AND (created_at < X OR id < Y)`) starts the index scan at
+ * the cursor. Pothos asks for the cursor row and skips it (skip: 1); a strict comparison leaves it out.
+ */
+function keysetQuery<Q extends { cursor?: unknown; skip?: number; take?: number }>(
+  query: Q,
+): Omit<Q, 'cursor'> & { keyset: Prisma.OrderWhereInput } {
+  const { cursor, ...rest } = query;
+  const at = (cursor as { createdAt_id?: { createdAt: Date; id: string } } | undefined)?.createdAt_id;
+  if (!at || rest.skip !== 1) return { ...query, keyset: {} };
+  // Newest first: "after" the cursor (take > 0) is older, "before" it (take < 0) is newer.
+  const older = (rest.take ?? 0) >= 0;
+  const keyset: Prisma.OrderWhereInput = older
+    ? { createdAt: { lte: at.createdAt }, OR: [{ createdAt: { lt: at.createdAt } }, { id: { lt: at.id } }] }
+    : { createdAt: { gte: at.createdAt }, OR: [{ createdAt: { gt: at.createdAt } }, { id: { gt: at.id } }] };
+  return { ...rest, skip: 0, keyset };
 }
 
 function filterInput(filter: { status?: OrderStatus[] | null } & Record<string, unknown> | null | undefined) {
@@ -120,10 +169,15 @@ builder.queryFields((t) => ({
       limit: t.arg.int({ required: false }),
       filter: t.arg({ type: OrderFilter, required: false }),
     },
-    resolve: (_root, args, ctx) => ({
-      ...parsePagination(args),
-      where: orderFilterWhere(ctx.registry, filterInput(args.filter), ctx.now()),
-    }),
+    resolve: (_root, args, ctx) => {
+      const filter = filterInput(args.filter);
+      const keys = Object.keys(filter);
+      return {
+        ...parsePagination(args),
+        where: orderFilterWhere(ctx.registry, filter, ctx.now()),
+        statusesOnly: keys.length === 0 ? 'all' : keys.length === 1 && filter.status ? parseStatuses(filter.status) : undefined,
+      } satisfies OrderPageShape;
+    },
   }),
   ordersByUser: t.field({
     type: OrderPage,
@@ -149,12 +203,14 @@ builder.queryFields((t) => ({
         const value = args[size];
         if (value != null && (value < 0 || value > MAX_LIMIT)) throw badRequest(`${size} must be from 0 to ${MAX_LIMIT}`);
       }
+      const { keyset, ...rest } = keysetQuery(query);
       return ctx.prisma.order.findMany({
-        ...query,
+        ...rest,
         where: {
           AND: [
             orderFilterWhere(ctx.registry, filterInput(args.filter), ctx.now()),
             args.userId != null ? { userId: parseUserId(args.userId) } : {},
+            keyset,
           ],
         },
         orderBy: NEWEST_FIRST,

@@ -1,0 +1,131 @@
+import { Decimal } from 'decimal.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seed } from '../prisma/scripts/seed.ts';
+import { loadConfig } from '../src/config.ts';
+import type { Database } from '../src/db/database.ts';
+import { loadRegistry } from '../src/domain/registry/registry.ts';
+import { computeStats, type Stats, type StatsWindow } from '../src/domain/stats.ts';
+import { countByStatus } from '../src/domain/order-list.ts';
+import { ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere } from '../src/domain/status.ts';
+import { openTestDatabase } from './support/database.ts';
+
+/**
+ * /stats reads rollups that triggers keep on every write to `orders`. The oracle here reads every
+ * order and applies the status rule in code: whatever the writes (single creates, escrow events,
+ * bulk statements, deletes) and whatever the clock, both must agree to the cent.
+ */
+
+const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
+const registry = loadRegistry(undefined);
+const HOUR = 3_600_000;
+
+let db: Database;
+beforeAll(async () => {
+  db = await openTestDatabase();
+  // Row by row through the domain (one order per statement), then in bulk (thousands per statement).
+  await seed({ db, config, orders: 60, users: 12, days: 9, seed: 'rollups', mode: 'domain' });
+  await seed({ db, config, orders: 60, users: 12, days: 9, seed: 'rollups-bulk', mode: 'bulk' });
+}, 120_000);
+afterAll(() => db?.close());
+
+async function oracle(now: Date): Promise<Omit<Stats, 'computedAt'>> {
+  const orders = await db.prisma.order.findMany();
+  const window = (since: Date | null): StatsWindow => {
+    const rows = orders.filter((o) => since === null || o.createdAt >= since);
+    const bucket = (o: (typeof rows)[number]) => STATUS_BUCKET[statusAt(o, now)];
+    const completed = rows.filter((o) => bucket(o) === 'completed');
+    const timed = completed.filter((o) => o.completedAt !== null);
+    const secs = timed.reduce((sum, o) => sum.plus((o.completedAt!.getTime() - o.createdAt.getTime()) / 1000), new Decimal(0));
+    return {
+      totalOrders: rows.length,
+      completedOrders: completed.length,
+      inProgressOrders: rows.filter((o) => bucket(o) === 'in_progress').length,
+      cancelledOrders: rows.filter((o) => bucket(o) === 'cancelled').length,
+      uniqueUsers: new Set(rows.map((o) => o.userId)).size,
+      totalVolumeUsd: rows.reduce((sum, o) => sum.plus(o.volumeUsd.toFixed()), new Decimal(0)).toDecimalPlaces(2).toNumber(),
+      avgCompletionTimeSecs: timed.length === 0 ? 0 : secs.div(timed.length).toDecimalPlaces(2).toNumber(),
+    };
+  };
+  const top = <K extends string>(key: (o: (typeof orders)[number]) => K) => {
+    const groups = new Map<K, { count: number; volume: Decimal }>();
+    for (const o of orders) {
+      const g = groups.get(key(o)) ?? { count: 0, volume: new Decimal(0) };
+      groups.set(key(o), { count: g.count + 1, volume: g.volume.plus(o.volumeUsd.toFixed()) });
+    }
+    return [...groups]
+      .sort(([ka, a], [kb, b]) => b.count - a.count || b.volume.cmp(a.volume) || (ka < kb ? -1 : 1))
+      .slice(0, 10)
+      .map(([k, g]) => ({ key: k, orderCount: g.count, volumeUsd: g.volume.toDecimalPlaces(2).toNumber() }));
+  };
+  return {
+    allTime: window(null),
+    last24h: window(new Date(now.getTime() - 24 * HOUR)),
+    last7d: window(new Date(now.getTime() - 7 * 24 * HOUR)),
+    topChainPairs: top((o) => `${o.sourceChain}|${o.destChain}`).map(({ key, ...rest }) => {
+      const [sourceChain, destChain] = key.split('|');
+      return { sourceChain: sourceChain!, destChain: destChain!, ...rest };
+    }),
+    topAssets: top((o) => o.sourceAsset).map(({ key, ...rest }) => ({
+      asset: key,
+      symbol: registry.asset(key)!.symbol,
+      ...rest,
+    })),
+  };
+}
+
+async function expectAgreement(now: Date): Promise<Stats> {
+  // List totals by status, from the same rollups, against a COUNT over the book.
+  for (const status of ORDER_STATUSES) {
+    expect(await countByStatus(db.prisma, [status], now), status).toBe(await db.prisma.order.count({ where: statusWhere(status, now) }));
+  }
+  expect(await countByStatus(db.prisma, ['expired', 'refunding', 'completed'], now)).toBe(
+    await db.prisma.order.count({ where: { OR: (['expired', 'refunding', 'completed'] as const).map((s) => statusWhere(s, now)) } }),
+  );
+  expect(await countByStatus(db.prisma, 'all', now)).toBe(await db.prisma.order.count());
+  const { computedAt, ...stats } = await computeStats(db.prisma, registry, now);
+  expect(computedAt).toEqual(now);
+  expect(stats).toEqual(await oracle(now));
+  return { computedAt, ...stats };
+}
+
+/**
+ * Clocks that cut windows mid-hour, on the hour, and far enough ahead for deadlines to pass; and
+ * clocks whose 24 h or 7 d window starts a second before, at, or a second after an order, so that
+ * order sits in a window's partial first hour or just outside it.
+ */
+async function clocks(base: number): Promise<number[]> {
+  const orders = await db.prisma.order.findMany({ select: { createdAt: true }, orderBy: { id: 'asc' }, take: 6 });
+  const edges = orders.flatMap(({ createdAt }) =>
+    [24 * HOUR, 7 * 24 * HOUR].flatMap((span) => [-1000, 0, 1000].map((d) => createdAt.getTime() + span + d)),
+  );
+  return [base, base - 90 * 60_000 - 17_000, Math.floor(base / HOUR) * HOUR, base + 2 * 24 * HOUR + 1234, base - 5 * 24 * HOUR, ...edges];
+}
+
+describe('statistics from rollups', () => {
+  it('match a full read of the book at any clock, after creates and escrow events', async () => {
+    const base = Date.now();
+    const stats = await expectAgreement(new Date(base));
+    // The seed puts orders in every bucket, so the comparison covers each of them.
+    expect(stats.allTime.completedOrders).toBeGreaterThan(0);
+    expect(stats.allTime.cancelledOrders).toBeGreaterThan(0);
+    expect(stats.allTime.inProgressOrders).toBeGreaterThan(0);
+    expect(stats.last24h.totalOrders).toBeGreaterThan(0);
+    expect(stats.last24h.totalOrders).toBeLessThan(stats.last7d.totalOrders);
+    for (const at of await clocks(base)) await expectAgreement(new Date(at));
+  });
+
+  it('follow multi-row updates and deletes, and ignore updates that change nothing counted', async () => {
+    const before = await computeStats(db.prisma, registry, new Date());
+    await db.prisma.order.updateMany({ data: { updatedAt: new Date() } });
+    const { computedAt: _a, ...unchanged } = await computeStats(db.prisma, registry, before.computedAt);
+    const { computedAt: _b, ...expected } = before;
+    expect(unchanged).toEqual(expected);
+
+    // One statement moving many orders across stages and hours at once.
+    await db.prisma.$executeRaw`
+      UPDATE orders SET stage = 'cancelled', created_at = created_at - interval '30 minutes'
+      WHERE id IN (SELECT id FROM orders WHERE stage = 'pending' ORDER BY id LIMIT 7)`;
+    await db.prisma.$executeRaw`DELETE FROM orders WHERE id IN (SELECT id FROM orders ORDER BY created_at DESC LIMIT 5)`;
+    for (const at of await clocks(Date.now())) await expectAgreement(new Date(at));
+  });
+});
