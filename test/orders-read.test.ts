@@ -126,7 +126,8 @@ describe('GraphQL reads', () => {
     expect(small.data.orders.data).toHaveLength(1);
     expect(big.data.orders.data).toHaveLength(10);
     expect(bigCount).toBe(smallCount);
-    expect(bigCount).toBeLessThanOrEqual(2);
+    // The orders, each relation in one batch (plugin-prisma), and the total.
+    expect(bigCount).toBeLessThanOrEqual(4);
 
     // A first page shorter than its limit holds the whole list: its length is the total, no COUNT.
     queries.length = 0;
