@@ -8,6 +8,9 @@ import { applyMigrations, pendingMigrations, type MigrationTarget } from './migr
 
 export type DatabaseKind = 'postgres' | 'pglite';
 
+/** Each SQL statement Prisma sends, with its parameters as Prisma prints them (a JSON array). */
+export type QueryListener = (sql: string, params: string) => void;
+
 export interface Database {
   prisma: PrismaClient;
   kind: DatabaseKind;
@@ -25,7 +28,7 @@ export interface PostgresOptions {
   poolSize?: number;
   onPoolError?: (error: Error) => void;
   /** Called with each SQL statement Prisma sends (tests count them to prove there is no N+1). */
-  onQuery?: (sql: string) => void;
+  onQuery?: QueryListener;
 }
 
 /**
@@ -86,7 +89,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
  * Embedded PostgreSQL (PGlite) on a data directory, or in memory when dataDir is undefined.
  * It always migrates itself: a newcomer runs `npm start` and has a working database.
  */
-export async function openPglite(dataDir: string | undefined, onQuery?: (sql: string) => void): Promise<Database> {
+export async function openPglite(dataDir: string | undefined, onQuery?: QueryListener): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const pglite = await PGlite.create(dataDir);
   await applyMigrations(pgliteTarget(pglite));
@@ -105,10 +108,10 @@ export async function openPglite(dataDir: string | undefined, onQuery?: (sql: st
   };
 }
 
-function newClient(adapter: PrismaPg | PrismaPGlite, onQuery?: (sql: string) => void): PrismaClient {
+function newClient(adapter: PrismaPg | PrismaPGlite, onQuery?: QueryListener): PrismaClient {
   if (!onQuery) return new PrismaClient({ adapter });
   const prisma = new PrismaClient({ adapter, log: [{ level: 'query', emit: 'event' }] });
-  prisma.$on('query', (event) => onQuery(event.query));
+  prisma.$on('query', (event) => onQuery(event.query, event.params));
   return prisma;
 }
 

@@ -1,0 +1,83 @@
+/**
+ * The plans behind the bench's hot paths: each path runs once through the real app in-process,
+ * every SQL statement Prisma sends for it is captured with its parameters, and each is shown with
+ * EXPLAIN (ANALYZE, BUFFERS). Reads are analysed as they ran; writes are only planned (EXPLAIN
+ * ANALYZE would execute them again).
+ *
+ *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/bench tsx test/bench/explain.ts
+ */
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { loadConfig } from '../../src/config.ts';
+import { openPostgres } from '../../src/db/database.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createRuntime } from '../../src/runtime.ts';
+
+export interface HotPath {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+}
+
+interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+const READ = /^\s*(SELECT|WITH)\b/i;
+const WRITE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
+
+export async function explainHotPaths(databaseUrl: string, paths: HotPath[], print: (line: string) => void): Promise<void> {
+  let captured: Statement[] = [];
+  const db = await openPostgres({
+    url: databaseUrl,
+    onQuery: (sql, params) => captured.push({ sql, params: JSON.parse(params || '[]') as unknown[] }),
+  });
+  const config = loadConfig({ DATABASE_URL: databaseUrl, NODE_ENV: 'production', LOG_LEVEL: 'silent' });
+  const runtime = createRuntime({ config, db, logger: createLogger('silent') });
+  const plain = new pg.Client({ connectionString: databaseUrl });
+  await plain.connect();
+  try {
+    for (const hot of paths) {
+      captured = [];
+      const reply = await runtime.app.fetch(`http://bench${hot.path}`, {
+        method: hot.method,
+        headers: hot.body === undefined ? {} : { 'content-type': 'application/json' },
+        body: hot.body === undefined ? undefined : JSON.stringify(hot.body),
+      });
+      const text = await reply.text();
+      if (!reply.ok) throw new Error(`${hot.method} ${hot.path}: ${reply.status} ${text.slice(0, 300)}`);
+      const statements = captured.filter((s) => READ.test(s.sql) || WRITE.test(s.sql));
+      print(`\n### ${hot.name}: ${hot.method} ${hot.path.length > 90 ? `${hot.path.slice(0, 90)}…` : hot.path} (${statements.length} statements)`);
+      for (const statement of statements) {
+        const analyse = READ.test(statement.sql);
+        const options = analyse ? 'ANALYZE, BUFFERS, COSTS OFF' : 'COSTS OFF';
+        const { rows } = await plain.query<{ 'QUERY PLAN': string }>(`EXPLAIN (${options}) ${statement.sql}`, statement.params);
+        print(`-- ${statement.sql.replace(/\s+/g, ' ').slice(0, 200)}${statement.sql.length > 200 ? ' …' : ''}`);
+        for (const row of rows) print(`   ${row['QUERY PLAN']}`);
+      }
+    }
+  } finally {
+    await plain.end();
+    await runtime.stop();
+    await db.close();
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const url = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bench';
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query<{ user_id: string }>(`SELECT user_id FROM stats_users ORDER BY md5(user_id) LIMIT 1`);
+  await client.end();
+  await explainHotPaths(
+    url,
+    [
+      { name: 'user page', method: 'GET', path: `/orders/user/${encodeURIComponent(rows[0]!.user_id)}?limit=20` },
+      { name: 'status page', method: 'GET', path: '/orders?status=completed&limit=20' },
+      { name: 'stats, cold', method: 'GET', path: '/stats' },
+    ],
+    (line) => console.log(line),
+  );
+}
