@@ -47,6 +47,25 @@ describe('npm run seed', () => {
     expect(counted).toEqual(result.byStatus);
   });
 
+  it('holds a long run to its plan, not to deadlines that passed while it ran', async () => {
+    const other = await openTestDatabase();
+    try {
+      // The plan is made at the first reading of the clock; the check after seeding reads it 2 h later,
+      // as a run of a million orders is long enough for a 1 h deadline to pass.
+      const start = Date.now();
+      let readings = 0;
+      const now = () => new Date(readings++ === 0 ? start : start + 2 * 3_600_000);
+      const log: string[] = [];
+      const late = await seed({ db: other, config, orders: ORDERS, users: USERS, days: DAYS, seed: 'test', now, log: (l) => log.push(l) });
+      expect(late.mismatches).toBe(0);
+      expect(late.byStatus.pending).toBe(0);
+      expect(late.byStatus.expired).toBeGreaterThan(result.byStatus.expired);
+      expect(log.some((l) => /reached a deadline while seeding ran/.test(l))).toBe(true);
+    } finally {
+      await other.close();
+    }
+  }, 120_000);
+
   it('lists every status through GET /orders?status=', async () => {
     let total = 0;
     for (const status of ORDER_STATUSES) {
