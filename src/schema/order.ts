@@ -27,8 +27,6 @@ export const OrderStatusEnum = builder.enumType('OrderStatus', {
 
 export const Order = builder.prismaObject('Order', {
   description: 'A swap: the user\'s source intent paired with the solver\'s destination intent.',
-  // Load only the columns a query asks for: exposed fields add their own, computed ones say which.
-  select: { id: true },
   fields: (t) => ({
     orderId: t.exposeString('id'),
     userId: t.exposeString('userId'),
@@ -38,8 +36,8 @@ export const Order = builder.prismaObject('Order', {
       select: { stage: true, deadlineAt: true, destExpiresAt: true },
       resolve: (order, _args, ctx) => statusAt(order, ctx.now()),
     }),
-    sourceTokenPrice: t.string({ description: 'USD, decimal string.', select: { sourceTokenPrice: true }, resolve: (o) => o.sourceTokenPrice.toFixed() }),
-    destTokenPrice: t.string({ description: 'USD, decimal string.', select: { destTokenPrice: true }, resolve: (o) => o.destTokenPrice.toFixed() }),
+    sourceTokenPrice: t.string({ description: 'USD, decimal string.', resolve: (o) => o.sourceTokenPrice.toFixed() }),
+    destTokenPrice: t.string({ description: 'USD, decimal string.', resolve: (o) => o.destTokenPrice.toFixed() }),
     feeBips: t.exposeInt('feeBips'),
     sourceIntent: t.relation('sourceIntent'),
     destinationIntent: t.relation('destinationIntent'),
