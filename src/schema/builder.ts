@@ -16,8 +16,9 @@ const DateTime = new GraphQLScalarType({
   ...DateTimeResolver.toConfig(),
   description: 'UTC timestamp in whole seconds, `YYYY-MM-DDTHH:MM:SSZ`.',
   serialize(value) {
-    const date = DateTimeResolver.serialize(value) as Date;
-    return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    // Columns arrive as Dates: skip the scalar's parsing of other inputs (a hot path, ~70 per order).
+    const date = value instanceof Date && !Number.isNaN(value.getTime()) ? value : (DateTimeResolver.serialize(value) as Date);
+    return `${date.toISOString().slice(0, 19)}Z`;
   },
 });
 
