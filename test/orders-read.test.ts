@@ -138,6 +138,16 @@ describe('GraphQL reads', () => {
     expect(queries.length).toBeLessThan(bigCount);
   });
 
+  it('finds a status page by its ids first, then loads those rows', async () => {
+    queries.length = 0;
+    const reply = await t.rest('GET', '/orders?status=pending,expired&limit=3');
+    expect(reply.body.result.data.map((o: { order_id: string }) => o.order_id)).toEqual(newestFirst().slice(0, 3));
+    const orderQueries = queries.filter((q) => /FROM "public"\."orders"/.test(q));
+    // Ids alone (an index-only scan on stage, created_at, id), then the rows by id.
+    expect(orderQueries[0]).toMatch(/^SELECT "public"\."orders"\."id" FROM "public"\."orders" WHERE .*"stage"/);
+    expect(orderQueries[1]).toMatch(/"orders"\."id" IN/);
+  });
+
   it('reads a relation only when the query asks for it', async () => {
     queries.length = 0;
     const reply = await t.gql(`{ orders(limit: 5) { data { orderId status sourceIntent { chain amount } } } }`);

@@ -64,6 +64,33 @@ interface OrderPageShape {
   limit: number;
   /** Set when the filter is statuses alone (or nothing): the total then comes from the rollups. */
   statusesOnly?: OrderStatus[] | 'all';
+  /** Find the page's ids before loading its rows, even on page 1 (see pageByIds). */
+  idsFirst?: boolean;
+}
+
+/**
+ * Deferred join: the page's ids from an index alone, then those rows and their intents.
+ * - Deep pages: skipping through ids costs an index walk; loading relations for every skipped row
+ *   would cost O(offset) joins.
+ * - Status pages: for `stage = completed ORDER BY created_at DESC`, PostgreSQL takes the
+ *   created_at index and filters (60,000 newer rows skipped at a million orders), since it cannot
+ *   know that recent orders are rarely completed; asked for ids alone, it reads the (stage,
+ *   created_at, id) index only.
+ */
+async function pageByIds(
+  ctx: GraphQLContext,
+  query: { include?: Prisma.OrderInclude; select?: Prisma.OrderSelect },
+  page: OrderPageShape,
+  skip: number,
+) {
+  const ids = await ctx.prisma.order.findMany({
+    select: { id: true },
+    where: page.where,
+    orderBy: NEWEST_FIRST,
+    skip,
+    take: page.limit,
+  });
+  return ctx.prisma.order.findMany({ ...query, where: { id: { in: ids.map((o) => o.id) } }, orderBy: NEWEST_FIRST });
 }
 
 const OrderPage = builder.objectRef<OrderPageShape>('OrderPage').implement({
@@ -71,23 +98,14 @@ const OrderPage = builder.objectRef<OrderPageShape>('OrderPage').implement({
   fields: (t) => ({
     data: t.prismaField({
       type: ['Order'],
-      resolve: async (query, page, _args, ctx) => {
+      resolve: (query, page, _args, ctx) => {
         const skip = (page.page - 1) * page.limit;
-        if (skip === 0) {
-          const rows = ctx.prisma.order.findMany({ ...query, where: page.where, orderBy: NEWEST_FIRST, take: page.limit });
-          firstPages.set(page, rows);
-          return rows;
-        }
-        // Deferred join: skip through the index for the page's ids alone, then load those rows and
-        // their intents. Loading relations for every skipped row would make deep pages cost O(offset) joins.
-        const ids = await ctx.prisma.order.findMany({
-          select: { id: true },
-          where: page.where,
-          orderBy: NEWEST_FIRST,
-          skip,
-          take: page.limit,
-        });
-        return ctx.prisma.order.findMany({ ...query, where: { id: { in: ids.map((o) => o.id) } }, orderBy: NEWEST_FIRST });
+        const rows =
+          skip === 0 && !page.idsFirst
+            ? ctx.prisma.order.findMany({ ...query, where: page.where, orderBy: NEWEST_FIRST, take: page.limit })
+            : pageByIds(ctx, query, page, skip);
+        if (skip === 0) firstPages.set(page, rows);
+        return rows;
       },
     }),
     page: t.exposeInt('page'),
@@ -176,6 +194,7 @@ builder.queryFields((t) => ({
         ...parsePagination(args),
         where: orderFilterWhere(ctx.registry, filter, ctx.now()),
         statusesOnly: keys.length === 0 ? 'all' : keys.length === 1 && filter.status ? parseStatuses(filter.status) : undefined,
+        idsFirst: filter.status !== undefined,
       } satisfies OrderPageShape;
     },
   }),
