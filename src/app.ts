@@ -23,6 +23,7 @@ import { documents } from './rest/documents.ts';
 import { restPlugin } from './rest/plugin.ts';
 import type { RunDocument } from './rest/routes.ts';
 import type { GraphQLContext } from './schema/context.ts';
+import { createLoaders } from './schema/loaders.ts';
 import { schema } from './schema/index.ts';
 import { pubSubOrderEvents, type OrderPubSub } from './schema/pubsub.ts';
 
@@ -60,6 +61,7 @@ export function createApp(deps: AppDeps): App {
     config: deps.config,
     statsCache: deps.statsCache,
     pubsub: deps.pubsub,
+    loaders: createLoaders(deps.db.prisma),
     events,
     now,
     isWatcher: keyMatches(bearerToken(request), deps.config.watcherKey),

@@ -1,11 +1,13 @@
 import type { DomainDeps } from '../domain/deps.ts';
 import type { StatsCache } from '../domain/stats-cache.ts';
+import type { Loaders } from './loaders.ts';
 import type { OrderPubSub } from './pubsub.ts';
 
 /** Per-request context: the domain's dependencies plus what a response needs to carry back. */
 export interface GraphQLContext extends DomainDeps {
   statsCache: StatsCache;
   pubsub: OrderPubSub;
+  loaders: Loaders;
   /** The request carried the watcher key (escrow-event ingestion). */
   isWatcher: boolean;
   /** Writes are open (no API_KEYS) or the request carried one of the keys. */

@@ -15,7 +15,7 @@ import { ORDER_STATUSES, statusAt, type OrderStatus } from '../domain/status.ts'
 import type { Prisma } from '../generated/prisma/client.ts';
 import { builder } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
-import './intent.ts';
+import { Intent } from './intent.ts';
 
 export const OrderStatusEnum = builder.enumType('OrderStatus', {
   description: 'Derived from the intents\' on-chain facts and the clock (CONTRACT 4.3).',
@@ -39,8 +39,12 @@ export const Order = builder.prismaObject('Order', {
     sourceTokenPrice: t.string({ description: 'USD, decimal string.', resolve: (o) => o.sourceTokenPrice.toFixed() }),
     destTokenPrice: t.string({ description: 'USD, decimal string.', resolve: (o) => o.destTokenPrice.toFixed() }),
     feeBips: t.exposeInt('feeBips'),
-    sourceIntent: t.relation('sourceIntent'),
-    destinationIntent: t.relation('destinationIntent'),
+    // Both sides through one loader: a page's intents are one query, where two relations make two.
+    sourceIntent: t.field({ type: Intent, resolve: (order, _args, ctx) => ctx.loaders.intent.load(order.sourceSwapId) }),
+    destinationIntent: t.field({
+      type: Intent,
+      resolve: (order, _args, ctx) => ctx.loaders.intent.load(order.destinationSwapId),
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
