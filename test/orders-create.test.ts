@@ -107,6 +107,8 @@ describe('POST /orders', () => {
     const reused = await t.rest('POST', '/orders', orderBody(q2, { commitment_hash: commitmentHash }));
     expect(reused.status).toBe(409);
     expect(reused.body.result).toContain('commitment_hash');
+    // The refusal consumed nothing: the quote still makes an order with a fresh secret.
+    expect((await t.rest('POST', '/orders', orderBody(q2))).status).toBe(201);
   });
 
   it.each([

@@ -125,11 +125,20 @@ async function createOrderOnce(
   request: CreateOrderRequest,
   fingerprint: string,
 ): Promise<CreatedOrder> {
-  const quote = await tx.quote.findUnique({ where: { id: request.quoteId } });
-  if (!quote) throw notFound(`quote_id ${request.quoteId} does not name a quote`);
-  if (quote.consumedBy) {
-    const existing = await tx.order.findUnique({ where: { id: quote.consumedBy }, select: { requestHash: true } });
-    if (existing?.requestHash === fingerprint) return { orderId: quote.consumedBy, replayed: true };
+  const orderId = randomBytes(32).toString('hex');
+  // Consume first, in one conditional statement: of concurrent consumers exactly one gets the row
+  // (the others wait on its lock, then match nothing). A later refusal (410, 422) rolls it back.
+  const [quote] = await tx.quote.updateManyAndReturn({
+    where: { id: request.quoteId, consumedBy: null },
+    data: { consumedBy: orderId },
+  });
+  if (!quote) {
+    // Unknown, or consumed already: by this very request (a replay) or another.
+    const existing = await tx.quote.findUnique({ where: { id: request.quoteId }, select: { consumedBy: true } });
+    if (!existing) throw notFound(`quote_id ${request.quoteId} does not name a quote`);
+    if (!existing.consumedBy) throw new LostQuoteRace();
+    const order = await tx.order.findUnique({ where: { id: existing.consumedBy }, select: { requestHash: true } });
+    if (order?.requestHash === fingerprint) return { orderId: existing.consumedBy, replayed: true };
     throw new DomainError('QUOTE_CONSUMED', `quote_id ${request.quoteId} was already used by a different order request`);
   }
   const now = toSeconds(deps.now());
@@ -137,19 +146,8 @@ async function createOrderOnce(
     throw new DomainError('QUOTE_EXPIRED', `quote_id ${request.quoteId} expired at ${quote.expiresAt.toISOString()}`);
   }
   const pair = matchQuote(deps, request, quote);
-  if (await tx.order.findUnique({ where: { commitmentHash: request.commitmentHash }, select: { id: true } })) {
-    throw commitmentReused();
-  }
-
-  const orderId = randomBytes(32).toString('hex');
-  // Row lock on the quote: of concurrent consumers exactly one updates it, the rest see 0 rows.
-  const consumed = await tx.quote.updateMany({
-    where: { id: quote.id, consumedBy: null },
-    data: { consumedBy: orderId },
-  });
-  if (consumed.count !== 1) throw new LostQuoteRace();
-
-  await tx.order.create({ data: buildOrder(deps, request, quote, pair, orderId, fingerprint, now) });
+  // A reused commitment_hash fails the unique index: createOrder answers it with a 409.
+  await tx.order.create({ data: buildOrder(deps, request, quote, pair, orderId, fingerprint, now), select: { id: true } });
   return { orderId, replayed: false };
 }
 
