@@ -836,9 +836,9 @@ async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedClock, plan
         consumedBy: orderId,
       } as unknown as Quote;
       const pair = resolvePair(deps, route.source.id, route.destination.id);
-      const data = buildOrder(deps, request, stored_quote, pair, orderId, requestFingerprint(request), new Date(order.createdAt * 1000));
-      const sourceIntent = data.sourceIntent.create as Prisma.IntentCreateInput;
-      const destinationIntent = data.destinationIntent.create as Prisma.IntentCreateInput;
+      const built = buildOrder(deps, request, stored_quote, pair, orderId, requestFingerprint(request), new Date(order.createdAt * 1000));
+      const data = built.order;
+      const [sourceIntent, destinationIntent] = built.intents;
 
       // The escrow events, applied as recordEscrowEvent would, in the order the watcher reports them.
       const createdAt = new Date(order.createdAt * 1000);

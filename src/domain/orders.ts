@@ -146,8 +146,11 @@ async function createOrderOnce(
     throw new DomainError('QUOTE_EXPIRED', `quote_id ${request.quoteId} expired at ${quote.expiresAt.toISOString()}`);
   }
   const pair = matchQuote(deps, request, quote);
+  const { order, intents } = buildOrder(deps, request, quote, pair, orderId, fingerprint, now);
+  // Plain inserts: a nested create would insert each intent alone and read the order back.
   // A reused commitment_hash fails the unique index: createOrder answers it with a 409.
-  await tx.order.create({ data: buildOrder(deps, request, quote, pair, orderId, fingerprint, now), select: { id: true } });
+  await tx.intent.createMany({ data: intents });
+  await tx.order.createMany({ data: [order] });
   return { orderId, replayed: false };
 }
 
@@ -170,7 +173,7 @@ function matchQuote(deps: DomainDeps, request: CreateOrderRequest, quote: Quote)
   return resolvePair(deps, quote.sourceAsset, quote.destAsset);
 }
 
-/** The order row and both intents, as createOrder stores them (the bulk seed stores them itself). */
+/** The order row and both intent rows, as createOrder stores them (the bulk seed stores them itself). */
 export function buildOrder(
   deps: Pick<DomainDeps, 'config'>,
   request: CreateOrderRequest,
@@ -179,7 +182,7 @@ export function buildOrder(
   orderId: string,
   fingerprint: string,
   now: Date,
-): Prisma.OrderCreateInput {
+): { order: Prisma.OrderCreateManyInput; intents: [source: Prisma.IntentCreateManyInput, destination: Prisma.IntentCreateManyInput] } {
   const nowSecs = BigInt(now.getTime() / 1000);
   const sourceCancelAfter = nowSecs + BigInt(pair.sourceChain.source_timelock_secs);
   const destCancelAfter = nowSecs + BigInt(pair.destChain.destination_timelock_secs);
@@ -210,7 +213,7 @@ export function buildOrder(
     registryAddress: pair.destChain.registry_address,
     now,
   });
-  return {
+  const order: Prisma.OrderCreateManyInput = {
     id: orderId,
     userId: request.userId,
     quoteId: quote.id,
@@ -226,11 +229,12 @@ export function buildOrder(
     sourceAsset: pair.sourceAsset.id,
     destAsset: pair.destAsset.id,
     volumeUsd: usdValue(request.source.amount, pair.sourceAsset.decimals, quote.sourceTokenPrice.toFixed()),
-    sourceIntent: { create: sourceIntent },
-    destinationIntent: { create: destinationIntent },
+    sourceSwapId: sourceIntent.swapId,
+    destinationSwapId: destinationIntent.swapId,
     createdAt: now,
     updatedAt: now,
   };
+  return { order, intents: [sourceIntent, destinationIntent] };
 }
 
 function intentData(
@@ -246,7 +250,7 @@ function intentData(
     registryAddress: string | null;
     now: Date;
   },
-): Prisma.IntentCreateInput {
+): Prisma.IntentCreateManyInput {
   const swapId = deriveSwapId({ chain, tokenAddress: asset.token_address, ...fields });
   return {
     swapId,
