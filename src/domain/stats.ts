@@ -82,18 +82,22 @@ export async function computeStats(prisma: PrismaClient, registry: Registry, now
            count(completed_at)::text AS timed, sum(stats_completion_secs(created_at, completed_at))::text AS secs
     FROM orders WHERE created_at >= ${since[w]} AND created_at < ${wholeFrom[w]} GROUP BY stage`;
 
-  const [sums, [clock], pairs, assets] = await Promise.all([
+  const [sums, [users], [live], pairs, assets] = await Promise.all([
     prisma.$queryRaw<StageSums[]>`
       ${rollup('all', Prisma.sql`TRUE`)}
       UNION ALL ${rollup('d1', Prisma.sql`hour >= ${wholeFrom.d1}`)}
       UNION ALL ${rollup('d7', Prisma.sql`hour >= ${wholeFrom.d7}`)}
       UNION ALL ${edge('d1')}
       UNION ALL ${edge('d7')}`,
-    prisma.$queryRaw<Record<`${WindowName}_${'users' | 'live'}`, number>[]>`
-      SELECT (SELECT count(*) FROM stats_users)::int AS all_users,
-             (SELECT count(*) FROM stats_users WHERE last_order_at >= ${since.d1})::int AS d1_users,
-             (SELECT count(*) FROM stats_users WHERE last_order_at >= ${since.d7})::int AS d7_users,
-             count(*)::int AS all_live,
+    // Users in each window in one pass (a user is in a window when their latest order is), beside
+    // the pending orders the clock has not expired yet: two statements, run side by side.
+    prisma.$queryRaw<Record<`${WindowName}_users`, number>[]>`
+      SELECT count(*)::int AS all_users,
+             (count(*) FILTER (WHERE last_order_at >= ${since.d1}))::int AS d1_users,
+             (count(*) FILTER (WHERE last_order_at >= ${since.d7}))::int AS d7_users
+      FROM stats_users`,
+    prisma.$queryRaw<Record<`${WindowName}_live`, number>[]>`
+      SELECT count(*)::int AS all_live,
              (count(*) FILTER (WHERE created_at >= ${since.d1}))::int AS d1_live,
              (count(*) FILTER (WHERE created_at >= ${since.d7}))::int AS d7_live
       FROM orders WHERE stage = 'pending' AND deadline_at > ${now}`,
@@ -104,7 +108,7 @@ export async function computeStats(prisma: PrismaClient, registry: Registry, now
       SELECT asset, orders::text, volume_usd::text AS volume FROM stats_assets WHERE orders > 0
       ORDER BY stats_assets.orders DESC, volume_usd DESC, asset LIMIT ${TOP_N}`,
   ]);
-  if (!clock) throw new Error('stats query returned no row');
+  if (!users || !live) throw new Error('stats query returned no row');
 
   const window = (w: WindowName): StatsWindow => {
     const rows = sums.filter((row) => row.w === w);
@@ -112,11 +116,11 @@ export async function computeStats(prisma: PrismaClient, registry: Registry, now
       rows.filter((row) => stages(row.stage)).reduce((total, row) => total.plus(pick(row)), new Decimal(0));
     const count = (stages?: (stage: Stage) => boolean) => sum((row) => row.orders, stages).toNumber();
     // Pending orders are the one stage the clock splits between buckets.
-    const live = clock[`${w}_live`];
-    const expired = count((stage) => stage === 'pending') - live;
+    const pendingLive = live[`${w}_live`];
+    const expired = count((stage) => stage === 'pending') - pendingLive;
     const inBucket = (bucket: StatusBucket) =>
       count((stage) => stage !== 'pending' && stageBucket(stage, false) === bucket) +
-      (stageBucket('pending', false) === bucket ? live : 0) +
+      (stageBucket('pending', false) === bucket ? pendingLive : 0) +
       (stageBucket('pending', true) === bucket ? expired : 0);
     const completed = (stage: Stage) => stage !== 'pending' && stageBucket(stage, false) === 'completed';
     const timed = sum((row) => row.timed, completed);
@@ -125,7 +129,7 @@ export async function computeStats(prisma: PrismaClient, registry: Registry, now
       completedOrders: inBucket('completed'),
       inProgressOrders: inBucket('in_progress'),
       cancelledOrders: inBucket('cancelled'),
-      uniqueUsers: clock[`${w}_users`],
+      uniqueUsers: users[`${w}_users`],
       totalVolumeUsd: cents(sum((row) => row.volume)),
       avgCompletionTimeSecs: timed.isZero() ? 0 : cents(sum((row) => row.secs, completed).div(timed)),
     };
