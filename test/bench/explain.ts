@@ -55,7 +55,10 @@ export async function explainHotPaths(databaseUrl: string, paths: HotPath[], pri
         const options = analyse ? 'ANALYZE, BUFFERS, COSTS OFF' : 'COSTS OFF';
         const { rows } = await plain.query<{ 'QUERY PLAN': string }>(`EXPLAIN (${options}) ${statement.sql}`, statement.params);
         print(`-- ${statement.sql.replace(/\s+/g, ' ').slice(0, 200)}${statement.sql.length > 200 ? ' …' : ''}`);
-        for (const row of rows) print(`   ${row['QUERY PLAN']}`);
+        for (const row of rows) {
+          const line = row['QUERY PLAN'];
+          print(`   ${line.length > 160 ? `${line.slice(0, 160)} …` : line}`);
+        }
       }
     }
   } finally {

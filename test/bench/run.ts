@@ -16,6 +16,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { explainHotPaths } from './explain.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bench';
@@ -328,6 +329,19 @@ async function main(): Promise<void> {
   const cold = rows.find((r) => r.path.startsWith('GET /stats cold'))!.ours;
   console.log(`\nstats cold p99 ${ms(cold.p99)} ms: ${cold.p99 < 300 ? 'met' : 'NOT MET'} (target < 300 ms)`);
   console.log(met && cold.p99 < 300 ? 'all targets met' : 'some targets NOT met');
+
+  console.log('\nEXPLAIN (ANALYZE, BUFFERS) of every statement each hot path sends, run once in-process:');
+  await explainHotPaths(
+    DATABASE_URL,
+    [
+      { name: 'user page', method: 'GET', path: userPath() },
+      { name: 'status page', method: 'GET', path: '/orders?status=completed&limit=20' },
+      { name: `deep page, offset ${DEEP_OFFSET}`, method: 'GET', path: `/orders?page=${deepPage}&limit=20` },
+      { name: 'deep page, keyset', method: 'POST', path: '/graphql', body: { query: Q.oursKeyset, variables: { after: oursCursor } } },
+      { name: 'stats, cold', method: 'GET', path: '/stats' },
+    ],
+    (line) => console.log(line),
+  );
 }
 
 main()
