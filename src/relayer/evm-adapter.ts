@@ -220,7 +220,11 @@ export class EvmClaimAdapter implements ChainAdapter {
   }
 }
 
+/** viem's short message and the node's own words (`details`), without request bodies or URLs. */
 function shortMessage(error: unknown): string {
-  if (error instanceof BaseError) return error.shortMessage;
+  if (error instanceof BaseError) {
+    const details = (error.walk() as BaseError).details;
+    return details && details !== error.shortMessage ? `${error.shortMessage} (${details})` : error.shortMessage;
+  }
   return error instanceof Error ? error.message : String(error);
 }

@@ -9,24 +9,27 @@ import {
   type Account,
   type Hex,
   type PublicClient,
+  toHex,
 } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { escrowAbi } from '../../../src/chains/evm/escrow-abi.ts';
 import { loadTestEscrow } from '../build-escrow.ts';
 
 const HARDHAT = fileURLToPath(new URL('../../../node_modules/hardhat/internal/cli/bootstrap.js', import.meta.url));
 const CONFIG = fileURLToPath(new URL('../hardhat.config.cjs', import.meta.url));
 
-/** Hardhat's well-known development keys (its default mnemonic): funded on every local node. */
-export const KEYS = {
-  deployer: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
-  solver: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
-  relayer: '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804270fc3fa',
-  user: '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
-} as const satisfies Record<string, Hex>;
+/** Hardhat's development mnemonic: its first accounts are funded on every local node. */
+const HARDHAT_MNEMONIC = 'test test test test test test test test test test test junk';
+const ROLES = { deployer: 0, solver: 1, relayer: 2, user: 3 } as const;
+export const KEYS = Object.fromEntries(
+  Object.entries(ROLES).map(([role, index]) => [
+    role,
+    toHex(mnemonicToAccount(HARDHAT_MNEMONIC, { addressIndex: index }).getHdKey().privateKey!),
+  ]),
+) as Record<keyof typeof ROLES, Hex>;
 export const ACCOUNTS = Object.fromEntries(
   Object.entries(KEYS).map(([role, key]) => [role, privateKeyToAccount(key)]),
-) as Record<keyof typeof KEYS, Account>;
+) as Record<keyof typeof ROLES, Account>;
 
 /** A free TCP port: the OS picks one, we release it for the child to take. */
 export function freePort(): Promise<number> {
