@@ -129,7 +129,7 @@ export class EvmClaimAdapter implements ChainAdapter {
         // A revert that burned the whole gas limit ran out of gas; any other is the contract refusing.
         return { state: 'failed' as const, reason: receipt.gasUsed >= tx.gas ? 'out of gas' : 'reverted' };
       }
-      const head = await chain.client.getBlockNumber();
+      const head = await chain.client.getBlockNumber({ cacheTime: 0 });
       const confirmations = head - receipt.blockNumber + 1n;
       return confirmations >= BigInt(chain.settings.confirmations) ? { state: 'confirmed' as const } : { state: 'pending' as const };
     });

@@ -13,6 +13,8 @@ module.exports = {
       // Block times follow the wall clock even with blocks faster than one per second.
       allowBlocksWithSameTimestamp: true,
       loggingEnabled: false,
+      // A reverted transaction is mined and reported in its receipt, as on a real chain.
+      throwOnTransactionFailures: false,
     },
   },
 };

@@ -138,7 +138,7 @@ export class EvmWatcher {
       }
     }
 
-    const head = await client.getBlockNumber();
+    const head = await client.getBlockNumber({ cacheTime: 0 });
     const safe = head - BigInt(chain.confirmations) + 1n;
     let next = cursor.next_block;
     let applied = 0;
