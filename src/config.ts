@@ -46,8 +46,8 @@ const envSchema = z.object({
     (key) => key === undefined || /^(0x)?[0-9a-fA-F]{64}$/.test(key),
     'must be a 32-byte private key in hex (64 hex digits, optional 0x)',
   ),
-  WATCHER_POLL_MS: z.coerce.number().int('must be an integer').min(10, 'must be at least 10').default(2000),
-  WATCHER_LEASE_MS: z.coerce.number().int('must be an integer').min(100, 'must be at least 100').default(30_000),
+  WATCHER_POLL_MS: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(10, 'must be at least 10').default(2000),
+  WATCHER_LEASE_MS: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(100, 'must be at least 100').default(30_000),
 });
 
 /** Per-chain overrides of the registry's EVM settings: EVM_<CHAIN>_<SETTING>, <CHAIN> the chain id upper-cased, "-" as "_". */
@@ -59,7 +59,7 @@ export interface EvmOverride {
 }
 
 const EVM_OVERRIDE = /^EVM_([A-Z0-9_]+?)_(RPC_URL|ESCROW_ADDRESS|CONFIRMATIONS|START_BLOCK)$/;
-const blockCount = (min: number) => z.coerce.number().int('must be an integer').min(min, `must be at least ${min}`);
+const blockCount = (min: number) => z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(min, `must be at least ${min}`);
 const evmOverrideSchemas = {
   RPC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
   ESCROW_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be an EVM address (0x and 40 hex digits)'),
