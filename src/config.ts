@@ -138,6 +138,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const parsed = envSchema.safeParse(env);
   const problems = parsed.success ? [] : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
   const evmOverrides = parseEvmOverrides(env, problems);
+  if (parsed.success && parsed.data.WATCHER_LEASE_MS <= parsed.data.WATCHER_POLL_MS) {
+    problems.push('  WATCHER_LEASE_MS: must exceed WATCHER_POLL_MS (a watcher renews its lease once per poll)');
+  }
   if (!parsed.success || problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   }

@@ -73,6 +73,9 @@ describe('EVM chain configuration', () => {
       expect(message).toContain(name);
     }
     expect(message).not.toContain(badKey);
+    expect(configError(() => loadConfig({ WATCHER_POLL_MS: '5000', WATCHER_LEASE_MS: '5000' }))).toContain(
+      'WATCHER_LEASE_MS: must exceed WATCHER_POLL_MS',
+    );
   });
 
   it('refuses overrides for chains the registry does not list as EVM, and an RPC URL without an escrow', () => {

@@ -176,11 +176,13 @@ export class EvmWatcher {
     };
   }
 
+  /** Moves the cursor and renews the lease (a long backfill keeps it), only while holding it. */
   private async saveCursor(nextBlock: bigint, lastBlock: bigint | null, lastHash: string | null): Promise<boolean> {
-    const { chain, owner } = this.options;
+    const { chain, owner, leaseMs } = this.options;
     const count = await this.options.prisma.$executeRaw`
       UPDATE chain_watchers
-      SET next_block = ${nextBlock}, last_block_number = ${lastBlock}, last_block_hash = ${lastHash}, updated_at = clock_timestamp()
+      SET next_block = ${nextBlock}, last_block_number = ${lastBlock}, last_block_hash = ${lastHash},
+          lease_until = clock_timestamp() + make_interval(secs => ${leaseMs / 1000}::double precision), updated_at = clock_timestamp()
       WHERE chain = ${chain.id} AND owner = ${owner} AND lease_until > clock_timestamp()`;
     return count === 1;
   }
