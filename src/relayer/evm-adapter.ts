@@ -155,20 +155,26 @@ export class EvmClaimAdapter implements ChainAdapter {
     return chain;
   }
 
-  /** The transaction of the Claimed event, for an escrow found already claimed. */
-  private async findClaim(chain: ClaimChain, swapId: Hex, fromBlock: bigint): Promise<Hex> {
-    const logs = await chain.client.getContractEvents({
-      address: chain.settings.escrowAddress,
-      abi: escrowAbi,
-      eventName: 'Claimed',
-      args: { swapId },
-      fromBlock,
-      toBlock: 'latest',
-      strict: true,
-    });
-    const log = logs[0];
-    if (!log) throw new TransientChainError('escrow is claimed but its Claimed event is not visible yet');
-    return log.transactionHash;
+  /**
+   * The transaction of the Claimed event, for an escrow found already claimed: searched backwards
+   * from the head in bounded ranges (providers cap getLogs), down to the escrow's create block.
+   */
+  private async findClaim(chain: ClaimChain, swapId: Hex, createBlock: bigint): Promise<Hex> {
+    const range = 5_000n;
+    for (let to = await chain.client.getBlockNumber({ cacheTime: 0 }); to >= createBlock; to -= range) {
+      const from = to - range + 1n > createBlock ? to - range + 1n : createBlock;
+      const logs = await chain.client.getContractEvents({
+        address: chain.settings.escrowAddress,
+        abi: escrowAbi,
+        eventName: 'Claimed',
+        args: { swapId },
+        fromBlock: from,
+        toBlock: to,
+        strict: true,
+      });
+      if (logs[0]) return logs[0].transactionHash;
+    }
+    throw new TransientChainError('escrow is claimed but its Claimed event is not visible yet');
   }
 
   /**

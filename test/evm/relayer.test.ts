@@ -84,6 +84,9 @@ describe('EVM claim adapter', () => {
     expect(await first.submitClaim(submission)).toEqual({ txHash });
     // A new process (the claim row still says queued: the crash came before recording it).
     expect(await adapter().submitClaim(submission)).toEqual({ txHash });
+    // Found also when the claim is far below the head (searched in bounded getLogs ranges).
+    await node.rpc('hardhat_mine', ['0x3a98']);
+    expect(await adapter().submitClaim(submission)).toEqual({ txHash });
     expect(await relayerNonce()).toBe(nonce + 1);
     const tx = await node.client.getTransaction({ hash: txHash as Hex });
     expect(tx.input).toContain(secret); // the claim did carry the secret, on chain only
