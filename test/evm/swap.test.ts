@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import pg from 'pg';
 import type { Hex, TransactionReceipt } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EscrowState, escrowAbi } from '../../src/chains/evm/escrow-abi.ts';
@@ -22,6 +23,8 @@ let escrowB: Hex;
 let database: Awaited<ReturnType<typeof cloneDatabase>>;
 let env: Record<string, string>;
 let server: ServerProcess;
+/** A second instance on the same database and chains. */
+let standby: ServerProcess | undefined;
 /** Every server process's output, to search for secrets at the end. */
 const outputs: (() => string)[] = [];
 const secrets: string[] = [];
@@ -51,7 +54,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server?.kill('SIGTERM');
+  await Promise.all([server?.kill('SIGTERM'), standby?.kill('SIGTERM')]);
   await Promise.all([a?.stop(), b?.stop()]);
   await database?.drop();
   // EVM_TEST_SERVER_LOG=<file> keeps the servers' logs for a look after a failure.
@@ -153,7 +156,8 @@ describe('a swap between two EVM chains', () => {
     const destCreate = await createEscrow(b, escrowB, 'solver', order.destination_intent);
     await Promise.all([a.mine(5), b.mine(5)]);
 
-    server = await start();
+    // Restarted, with a second instance beside it this time (used by the next test).
+    [server, standby] = await Promise.all([start(), start()]);
     const restartedAt = Date.now();
     const after = await until('destination_created after the restart', async () => {
       const current = await orderOf(orderId);
@@ -177,6 +181,39 @@ describe('a swap between two EVM chains', () => {
     const lines = outputs.map((o) => o()).join('');
     expect(lines).not.toContain('escrow event refused');
     expect(await escrowState(b, escrowB, order.destination_intent.swap_id)).toBe(EscrowState.claimed);
+  });
+
+  it('two instances: one watches each chain, the other takes over when it is killed', async () => {
+    /** The pid of the instance holding each chain's lease. */
+    const owners = async (): Promise<Record<string, string | undefined>> => {
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ chain: string; owner: string | null }>('SELECT chain, owner FROM chain_watchers');
+        return Object.fromEntries(rows.map((r) => [r.chain, r.owner?.split('-')[0]]));
+      } finally {
+        await client.end();
+      }
+    };
+    // Both instances run watchers; each chain is held by exactly one of them, the other stands by.
+    const instances = [server, standby!];
+    const pids = instances.map((i) => String(i.child.pid));
+    const before = await owners();
+    expect(pids).toContain(before.evm_a);
+    expect(pids).toContain(before.evm_b);
+    const holder = instances.find((i) => String(i.child.pid) === before.evm_a)!;
+    const other = instances.find((i) => i !== holder)!;
+
+    await holder.kill('SIGKILL');
+    server = other;
+    standby = undefined;
+    const { order, orderId, secret } = await placeOrder(call);
+    secrets.push(secret);
+    const sourceCreate = await createEscrow(a, escrowA, 'user', order.source_intent);
+    // Seen once the dead instance's lease (2 s) lapses.
+    await expectStatus(orderId, 'source_created', 'source create on A (after the watching instance died)', sourceCreate);
+    const otherPid = String(other.child.pid);
+    expect(await owners()).toEqual({ evm_a: otherPid, evm_b: otherPid });
   });
 
   it('cancel path: the relayer refuses an escrow expired on chain, the solver and then the user refund: cancelled', async () => {
