@@ -30,6 +30,18 @@ export default defineConfig({
           globalSetup: ['test/support/postgres-setup.ts'],
         },
       },
+      {
+        // Real chains: local Hardhat nodes (each file starts its own) and PostgreSQL.
+        extends: true,
+        test: {
+          name: 'evm',
+          include: ['test/evm/*.test.ts'],
+          env: { TEST_DB: 'postgres' },
+          globalSetup: ['test/support/postgres-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 90_000,
+        },
+      },
     ],
   },
 });

@@ -41,7 +41,56 @@ const envSchema = z.object({
   TRUST_PROXY: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
   RELAYER_POLL_MS: z.coerce.number().int('must be an integer').min(10, 'must be at least 10').default(250),
   SIMULATED_CHAIN_CONFIRM_MS: z.coerce.number().int('must be an integer').min(0).default(1500),
+  // The message never repeats the value: it is a key.
+  RELAYER_PRIVATE_KEY: optionalString.refine(
+    (key) => key === undefined || /^(0x)?[0-9a-fA-F]{64}$/.test(key),
+    'must be a 32-byte private key in hex (64 hex digits, optional 0x)',
+  ),
+  WATCHER_POLL_MS: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(10, 'must be at least 10').default(2000),
+  WATCHER_LEASE_MS: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(100, 'must be at least 100').default(30_000),
 });
+
+/** Per-chain overrides of the registry's EVM settings: EVM_<CHAIN>_<SETTING>, <CHAIN> the chain id upper-cased, "-" as "_". */
+export interface EvmOverride {
+  rpcUrl?: string;
+  escrowAddress?: string;
+  confirmations?: number;
+  startBlock?: number;
+}
+
+const EVM_OVERRIDE = /^EVM_([A-Z0-9_]+?)_(RPC_URL|ESCROW_ADDRESS|CONFIRMATIONS|START_BLOCK)$/;
+const blockCount = (min: number) => z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(min, `must be at least ${min}`);
+const evmOverrideSchemas = {
+  RPC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
+  ESCROW_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be an EVM address (0x and 40 hex digits)'),
+  CONFIRMATIONS: blockCount(1),
+  START_BLOCK: blockCount(0),
+} as const;
+const evmOverrideField = {
+  RPC_URL: 'rpcUrl',
+  ESCROW_ADDRESS: 'escrowAddress',
+  CONFIRMATIONS: 'confirmations',
+  START_BLOCK: 'startBlock',
+} as const;
+
+/** The EVM_* variables, each checked for its format; which chains they name is checked against the registry later. */
+function parseEvmOverrides(env: Record<string, string | undefined>, problems: string[]): Record<string, EvmOverride> {
+  const overrides: Record<string, EvmOverride> = {};
+  for (const [name, raw] of Object.entries(env)) {
+    const match = EVM_OVERRIDE.exec(name);
+    const value = raw?.trim();
+    if (!match || !value) continue;
+    const [, chain, setting] = match as unknown as [string, string, keyof typeof evmOverrideSchemas];
+    const parsed = evmOverrideSchemas[setting].safeParse(value);
+    if (!parsed.success) {
+      problems.push(`  ${name}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+      continue;
+    }
+    const override = (overrides[chain.toLowerCase()] ??= {});
+    (override as Record<string, unknown>)[evmOverrideField[setting]] = parsed.data;
+  }
+  return overrides;
+}
 
 export interface Config {
   env: 'development' | 'production' | 'test';
@@ -71,6 +120,14 @@ export interface Config {
   relayerPollMs: number;
   /** The simulated chain mines a claim this long after it is sent. */
   simulatedChainConfirmMs: number;
+  /** Signs claims on real EVM chains. Never logged. */
+  relayerPrivateKey: `0x${string}` | undefined;
+  /** How often an EVM watcher polls its chain. */
+  watcherPollMs: number;
+  /** How long a watcher's lease on its chain lasts without renewal; another instance takes over after it. */
+  watcherLeaseMs: number;
+  /** EVM_<CHAIN>_* overrides, keyed by the lower-cased <CHAIN> part (resolved in src/chains/evm/chain-config.ts). */
+  evmOverrides: Record<string, EvmOverride>;
 }
 
 /**
@@ -79,11 +136,16 @@ export interface Config {
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+  const evmOverrides = parseEvmOverrides(env, problems);
+  if (parsed.success && parsed.data.WATCHER_LEASE_MS <= parsed.data.WATCHER_POLL_MS) {
+    problems.push('  WATCHER_LEASE_MS: must exceed WATCHER_POLL_MS (a watcher renews its lease once per poll)');
+  }
+  if (!parsed.success || problems.length > 0) {
+    throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   }
   const e = parsed.data;
+  const key = e.RELAYER_PRIVATE_KEY;
   return {
     env: e.NODE_ENV,
     port: e.PORT,
@@ -105,5 +167,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY === 'true',
     relayerPollMs: e.RELAYER_POLL_MS,
     simulatedChainConfirmMs: e.SIMULATED_CHAIN_CONFIRM_MS,
+    relayerPrivateKey: key === undefined ? undefined : key.startsWith('0x') ? (key as `0x${string}`) : `0x${key}`,
+    watcherPollMs: e.WATCHER_POLL_MS,
+    watcherLeaseMs: e.WATCHER_LEASE_MS,
+    evmOverrides,
   };
 }

@@ -8,6 +8,12 @@ import { recordEscrowEvent } from './domain/escrow-events.ts';
 import { StaticPriceSource } from './domain/prices.ts';
 import { loadRegistry } from './domain/registry/registry.ts';
 import { memoryStatsCache, redisStatsCache, type StatsCache } from './domain/stats-cache.ts';
+import { randomUUID } from 'node:crypto';
+import { createPublicClient, http } from 'viem';
+import { resolveEvmChains } from './chains/evm/chain-config.ts';
+import { EvmWatcher } from './chains/evm/watcher.ts';
+import { ChainRouter } from './relayer/chain-router.ts';
+import { EvmClaimAdapter } from './relayer/evm-adapter.ts';
 import { SimulatedChain } from './relayer/simulated-chain.ts';
 import { RelayerWorker } from './relayer/worker.ts';
 import { createOrderPubSub, pubSubOrderEvents, type OrderPubSub } from './schema/pubsub.ts';
@@ -26,11 +32,15 @@ export interface Runtime {
   app: App;
   worker: RelayerWorker;
   chain: SimulatedChain;
+  /** Claims on EVM chains with an RPC URL; undefined when none is configured. */
+  evm: EvmClaimAdapter | undefined;
+  /** One per EVM chain with an RPC URL; the server starts them (they take turns through a lease). */
+  watchers: EvmWatcher[];
   pubsub: OrderPubSub;
   statsCache: StatsCache;
   /** The domain's dependencies, for scripts and tests that act as a watcher would. */
   deps: DomainDeps;
-  /** Stops the worker and the simulated chain (the database is the caller's). */
+  /** Stops the worker, the watchers and the simulated chain (the database is the caller's). */
   stop(): Promise<void>;
 }
 
@@ -54,7 +64,28 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     now,
     onError: (err) => logger.warn({ err }, 'simulated chain could not report a claim'),
   });
-  const worker = new RelayerWorker({ prisma: db.prisma, adapter: chain, logger, now, pollMs: config.relayerPollMs });
+  // Chains with an RPC URL are real: watched, and claimed on with the relayer key. Others stay simulated.
+  const evmChains = resolveEvmChains(registry, config).map((settings) => ({
+    settings,
+    client: createPublicClient({ transport: http(settings.rpcUrl, { timeout: 10_000 }), pollingInterval: config.watcherPollMs }),
+  }));
+  const evm = evmChains.length > 0 ? new EvmClaimAdapter({ chains: evmChains, privateKey: config.relayerPrivateKey, logger }) : undefined;
+  const adapter = new ChainRouter(evm && { adapter: evm, handles: (id) => evm.handles(id) }, chain);
+  const owner = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  const watchers = evmChains.map(
+    ({ settings, client }) =>
+      new EvmWatcher({
+        chain: settings,
+        client,
+        prisma: db.prisma,
+        logger,
+        ingest: (swapId, event) => recordEscrowEvent(deps, swapId, event),
+        owner,
+        pollMs: config.watcherPollMs,
+        leaseMs: config.watcherLeaseMs,
+      }),
+  );
+  const worker = new RelayerWorker({ prisma: db.prisma, adapter, logger, now, pollMs: config.relayerPollMs });
 
   const app = createApp({
     config,
@@ -66,7 +97,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     now,
     pubsub,
     redis: redis?.client,
-    relayer: { adapter: chain, isRunning: () => worker.isRunning },
+    relayer: { adapter, isRunning: () => worker.isRunning },
     readinessChecks: redis ? { redis: () => redis.client.ping() } : undefined,
   });
 
@@ -74,11 +105,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     app,
     worker,
     chain,
+    evm,
+    watchers,
     pubsub,
     statsCache,
     deps,
     async stop() {
-      await worker.stop();
+      await Promise.all([worker.stop(), ...watchers.map((w) => w.stop())]);
       chain.stop();
     },
   };

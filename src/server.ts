@@ -33,13 +33,23 @@ async function main(): Promise<void> {
     ? await openPostgres({ url: config.databaseUrl, onPoolError: (err) => logger.warn({ err }, 'database pool error') })
     : await openPglite(config.dataDir);
   const redis = config.redisUrl ? connectRedis(config.redisUrl, config.redisKeyPrefix, logger) : undefined;
-  const runtime = createRuntime({ config, db, logger, redis });
+  let runtime;
+  try {
+    runtime = createRuntime({ config, db, logger, redis });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
   const { app } = runtime;
 
   const server = createServer(app);
   // GraphQL over WebSocket (graphql-ws) beside SSE, on the same path.
   const sockets = serveWebSockets(server, app);
   runtime.worker.start();
+  for (const watcher of runtime.watchers) watcher.start();
   server.listen(config.port, config.host, () => {
     const where = db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL';
     logger.info(`order book listening on http://${config.host}:${config.port} (GraphQL at /graphql, ${where})`);

@@ -31,6 +31,16 @@ export interface Chain {
   readonly source_timelock_secs: number;
   /** Lifetime of the solver's destination escrow on this chain; shorter than any source lifetime. */
   readonly destination_timelock_secs: number;
+  /**
+   * EVM only: a JSON-RPC endpoint. With it (and registry_address), the chain is watched and claimed
+   * on for real (src/chains/evm/); without it, the simulated chain stands in. Never served by the API
+   * (it may hold a provider key).
+   */
+  readonly rpc_url?: string;
+  /** EVM only: blocks on top of an event's block before it is trusted (default in src/chains/evm/chain-config.ts). */
+  readonly confirmations?: number;
+  /** EVM only: where the watcher starts reading the escrow's events on a new database (the deployment block). */
+  readonly start_block?: number;
 }
 
 export interface Asset {
@@ -121,6 +131,9 @@ const chainSchema = z.strictObject({
   registry_address: nonEmpty.nullable().default(null),
   source_timelock_secs: seconds(86_400),
   destination_timelock_secs: seconds(43_200),
+  rpc_url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  confirmations: z.number().int('must be an integer').min(1, 'must be at least 1 (the event block itself)').optional(),
+  start_block: z.number().int('must be an integer').min(0, 'must be at least 0').optional(),
 });
 
 const assetSchema = z.strictObject({
@@ -257,6 +270,11 @@ function checkChain(
   }
   if (kind !== undefined && kind !== 'evm' && chain.chain_id !== undefined) {
     problems.add([...path, 'chain_id'], `is only for evm chains, not ${kind}`);
+  }
+  for (const field of ['rpc_url', 'confirmations', 'start_block'] as const) {
+    if (kind !== undefined && kind !== 'evm' && chain[field] !== undefined) {
+      problems.add([...path, field], `is only for evm chains, not ${kind}`);
+    }
   }
   if (kind === undefined || network === undefined) return undefined;
   const target: AddressChain = { kind, network, name: `${kind} ${network}` };

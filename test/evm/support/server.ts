@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { ADMIN_URL, urlFor } from '../../support/postgres-setup.ts';
+import { freePort } from './nodes.ts';
+
+/** A PostgreSQL database of this test file's own, cloned from the run's migrated template. */
+export async function cloneDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${inject('pgRunPrefix')}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('pgTemplate')}`);
+  await admin.end();
+  return {
+    url: urlFor(name),
+    async drop() {
+      const dropper = new pg.Client({ connectionString: ADMIN_URL });
+      await dropper.connect();
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropper.end();
+    },
+  };
+}
+
+/** `npm start` as a child process, so a test can SIGKILL it. */
+export interface ServerProcess {
+  base: string;
+  child: ChildProcess;
+  /** Everything it wrote (JSON log lines). */
+  output: () => string;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort();
+  let output = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const base = `http://127.0.0.1:${port}`;
+  const started = Date.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited:\n${output}`);
+    try {
+      if ((await fetch(`${base}/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() - started > 60_000) throw new Error(`server did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    base,
+    child,
+    output: () => output,
+    async kill(signal = 'SIGKILL') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function api(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  try {
+    return { status: response.status, body: JSON.parse(text) };
+  } catch {
+    return { status: response.status, body: text };
+  }
+}
+
+/** Polls until `check` returns a value, or fails after `timeoutMs` with the last seen state. */
+export async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000, everyMs = 25): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
