@@ -209,3 +209,26 @@ describe('createOrder mutation', () => {
     });
   });
 });
+
+describe('statements of a create', () => {
+  it('writes the order in one transaction and answers from the rows it wrote', async () => {
+    const statements: string[] = [];
+    const app = await createTestApp({ onQuery: (sql) => statements.push(sql) });
+    try {
+      const quote = await makeQuote(app);
+      statements.length = 0;
+      const created = await app.rest('POST', '/orders', orderBody(quote));
+      expect(created.status).toBe(201);
+      const writes = statements.filter((sql) => !/^(BEGIN|COMMIT|--)/.test(sql.trim()));
+      // Consume the quote, insert both intents, insert the order: nothing read back.
+      expect(writes.map((sql) => sql.trim().split(/\s+/)[0])).toEqual(['UPDATE', 'INSERT', 'INSERT']);
+      expect((await app.rest('GET', `/orders/${created.body.result.order_id}`)).body.result).toEqual(created.body.result);
+      // A replay has no fresh rows: it reads the stored order.
+      const replay = await app.rest('POST', '/orders', orderBody(quote, { commitment_hash: created.body.result.source_intent.commitment_hash }));
+      expect(replay.status).toBe(200);
+      expect(replay.body.result).toEqual(created.body.result);
+    } finally {
+      await app.close();
+    }
+  });
+});

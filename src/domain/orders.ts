@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { Prisma, type Quote } from '../generated/prisma/client.ts';
+import { Prisma, type Intent, type Order, type Quote } from '../generated/prisma/client.ts';
 import { assertAddress } from './addresses.ts';
 import { parseAmount } from './amounts.ts';
 import type { DomainDeps } from './deps.ts';
@@ -90,6 +90,8 @@ export interface CreatedOrder {
   orderId: string;
   /** True when this was an exact replay of the request that consumed the quote. */
   replayed: boolean;
+  /** The rows as the INSERTs returned them, for answering without reading them back (not on a replay). */
+  stored?: { order: Order; intents: Intent[] };
 }
 
 /**
@@ -149,9 +151,9 @@ async function createOrderOnce(
   const { order, intents } = buildOrder(deps, request, quote, pair, orderId, fingerprint, now);
   // Plain inserts: a nested create would insert each intent alone and read the order back.
   // A reused commitment_hash fails the unique index: createOrder answers it with a 409.
-  await tx.intent.createMany({ data: intents });
-  await tx.order.createMany({ data: [order] });
-  return { orderId, replayed: false };
+  const intentRows = await tx.intent.createManyAndReturn({ data: intents });
+  const [orderRow] = await tx.order.createManyAndReturn({ data: [order] });
+  return { orderId, replayed: false, stored: { order: orderRow!, intents: intentRows } };
 }
 
 /** The request must be the quote's own pair and amounts (422). */

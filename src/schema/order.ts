@@ -12,7 +12,7 @@ import {
 } from '../domain/order-list.ts';
 import { assertFound, createOrder, orderIdOrNotFound, parseUserId, type CreatedOrder } from '../domain/orders.ts';
 import { ORDER_STATUSES, statusAt, type OrderStatus } from '../domain/status.ts';
-import type { Prisma } from '../generated/prisma/client.ts';
+import type { Intent as IntentRow, Prisma } from '../generated/prisma/client.ts';
 import { builder } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
 import { Intent } from './intent.ts';
@@ -31,24 +31,29 @@ export const Order = builder.prismaObject('Order', {
     orderId: t.exposeString('id'),
     userId: t.exposeString('userId'),
     quoteId: t.exposeString('quoteId'),
-    status: t.field({
-      type: OrderStatusEnum,
-      select: { stage: true, deadlineAt: true, destExpiresAt: true },
-      resolve: (order, _args, ctx) => statusAt(order, ctx.now()),
-    }),
+    status: t.field({ type: OrderStatusEnum, resolve: (order, _args, ctx) => statusAt(order, ctx.now()) }),
     sourceTokenPrice: t.string({ description: 'USD, decimal string.', resolve: (o) => o.sourceTokenPrice.toFixed() }),
     destTokenPrice: t.string({ description: 'USD, decimal string.', resolve: (o) => o.destTokenPrice.toFixed() }),
     feeBips: t.exposeInt('feeBips'),
     // Both sides through one loader: a page's intents are one query, where two relations make two.
-    sourceIntent: t.field({ type: Intent, resolve: (order, _args, ctx) => ctx.loaders.intent.load(order.sourceSwapId) }),
+    sourceIntent: t.field({ type: Intent, resolve: (order, _args, ctx) => intentOf(ctx, order, order.sourceSwapId) }),
     destinationIntent: t.field({
       type: Intent,
-      resolve: (order, _args, ctx) => ctx.loaders.intent.load(order.destinationSwapId),
+      resolve: (order, _args, ctx) => intentOf(ctx, order, order.destinationSwapId),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
+
+/** Intents a just-written order carries (the rows its INSERT returned), so they need no query. */
+const WRITTEN_INTENTS = Symbol('writtenIntents');
+type WithWrittenIntents = { [WRITTEN_INTENTS]?: IntentRow[] };
+
+function intentOf(ctx: GraphQLContext, order: object, swapId: string): IntentRow | Promise<IntentRow> {
+  const written = (order as WithWrittenIntents)[WRITTEN_INTENTS];
+  return written?.find((intent) => intent.swapId === swapId) ?? ctx.loaders.intent.load(swapId);
+}
 
 const OrderFilter = builder.inputType('OrderFilter', {
   fields: (t) => ({
@@ -265,10 +270,13 @@ const CreateOrderPayload = builder.objectRef<CreatedOrder>('CreateOrderPayload')
     replayed: t.exposeBoolean('replayed', {
       description: 'True when this exact request had already created the order (REST answers 200, not 201).',
     }),
-    order: t.prismaField({
-      type: 'Order',
-      resolve: (query, payload, _args, ctx) =>
-        ctx.prisma.order.findUniqueOrThrow({ ...query, where: { id: payload.orderId } }),
+    order: t.field({
+      type: Order,
+      // A new order answers from the rows just written; a replay reads the stored one.
+      resolve: (payload, _args, ctx) =>
+        payload.stored
+          ? Object.assign({ ...payload.stored.order }, { [WRITTEN_INTENTS]: payload.stored.intents })
+          : ctx.prisma.order.findUniqueOrThrow({ where: { id: payload.orderId } }),
     }),
   }),
 });
