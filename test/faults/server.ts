@@ -1,42 +1,17 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import pg from 'pg';
 import { pgTarget } from '../../src/db/database.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { ADMIN_URL, urlFor } from '../support/postgres-setup.ts';
+import { startServer as startServerProcess, type ServerProcess } from '../support/server-process.ts';
 
-/** A real server process, as `npm start` runs it. */
-export interface ServerProcess {
-  base: string;
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
+export type { ServerProcess };
 
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const port = 40000 + Math.floor(Math.random() * 20000);
-  let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const base = `http://127.0.0.1:${port}`;
-  const started = Date.now();
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited:\n${output}`);
-    try {
-      if ((await fetch(`${base}/health`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() - started > 30_000) throw new Error(`server did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { base, child, output: () => output, exited };
+/** The server as `npm start` runs it, logging warnings and worse. */
+export function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  return startServerProcess({ LOG_LEVEL: 'warn', ...env });
 }
 
 /** A migrated PostgreSQL database of its own, dropped by the returned function. */

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../../support/server-process.ts';
 import { fileURLToPath } from 'node:url';
 import {
   createPublicClient,
@@ -32,16 +32,7 @@ export const ACCOUNTS = Object.fromEntries(
 ) as Record<keyof typeof ROLES, Account>;
 
 /** A free TCP port: the OS picks one, we release it for the child to take. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface LocalNode {
   chainId: number;

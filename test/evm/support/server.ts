@@ -1,9 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { ADMIN_URL, urlFor } from '../../support/postgres-setup.ts';
-import { freePort } from './nodes.ts';
+export { startServer, type ServerProcess } from '../../support/server-process.ts';
 
 /** A PostgreSQL database of this test file's own, cloned from the run's migrated template. */
 export async function cloneDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -19,48 +18,6 @@ export async function cloneDatabase(): Promise<{ url: string; drop: () => Promis
       await dropper.connect();
       await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await dropper.end();
-    },
-  };
-}
-
-/** `npm start` as a child process, so a test can SIGKILL it. */
-export interface ServerProcess {
-  base: string;
-  child: ChildProcess;
-  /** Everything it wrote (JSON log lines). */
-  output: () => string;
-  kill(signal?: NodeJS.Signals): Promise<void>;
-}
-
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const port = await freePort();
-  let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const base = `http://127.0.0.1:${port}`;
-  const started = Date.now();
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited:\n${output}`);
-    try {
-      if ((await fetch(`${base}/health`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() - started > 60_000) throw new Error(`server did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    base,
-    child,
-    output: () => output,
-    async kill(signal = 'SIGKILL') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      await exited;
     },
   };
 }
