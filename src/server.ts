@@ -4,13 +4,14 @@ import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openPglite, openPostgres, type Database } from './db/database.ts';
 import { createLogger } from './logger.ts';
+import { SUBSCRIBER_OPTIONS } from './redis.ts';
 import { createRuntime } from './runtime.ts';
 import { serveWebSockets } from './websocket.ts';
 
 function connectRedis(url: string, keyPrefix: string, logger: Logger) {
   // Commands fail fast while Redis is away instead of queueing without bound.
   const client = new Redis(url, { keyPrefix, maxRetriesPerRequest: 1, enableOfflineQueue: false });
-  const subscriber = new Redis(url, { keyPrefix, maxRetriesPerRequest: 1 });
+  const subscriber = new Redis(url, { keyPrefix, maxRetriesPerRequest: 1, ...SUBSCRIBER_OPTIONS });
   for (const r of [client, subscriber]) r.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
   return { client, subscriber };
 }

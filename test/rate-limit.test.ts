@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.ts';
+import { SUBSCRIBER_OPTIONS } from '../src/redis.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { openTestDatabase } from './support/database.ts';
 
@@ -53,7 +54,7 @@ describe('rate limits shared through Redis by two instances', () => {
     db = await openTestDatabase();
     const instance = () => {
       const client = new Redis(REDIS_URL);
-      const subscriber = new Redis(REDIS_URL);
+      const subscriber = new Redis(REDIS_URL, SUBSCRIBER_OPTIONS);
       clients.push(client, subscriber);
       return createTestApp({ db, redis: { client, subscriber }, env: { RATE_LIMIT_PER_IP: '4', TRUST_PROXY: 'true' } });
     };

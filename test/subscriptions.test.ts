@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { App } from '../src/app.ts';
 import type { Database } from '../src/db/database.ts';
+import { SUBSCRIBER_OPTIONS } from '../src/redis.ts';
 import { serveWebSockets } from '../src/websocket.ts';
 import { WATCHER_KEY, createTestApp, type TestApp } from './support/app.ts';
 import { openTestDatabase } from './support/database.ts';
@@ -414,7 +415,7 @@ describe('two instances on one database', () => {
     beforeAll(async () => {
       const pair = () => {
         const client = new Redis(REDIS_URL, { keyPrefix });
-        const subscriber = new Redis(REDIS_URL, { keyPrefix });
+        const subscriber = new Redis(REDIS_URL, { keyPrefix, ...SUBSCRIBER_OPTIONS });
         clients.push(client, subscriber);
         return { client, subscriber };
       };
