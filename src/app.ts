@@ -56,12 +56,13 @@ export function createApp(deps: AppDeps): App {
   const events = pubSubOrderEvents(deps.pubsub);
   const context = ({ request }: { request?: Request }): GraphQLContext => ({
     prisma: deps.db.prisma,
+    rows: deps.db.rows,
     registry: deps.registry,
     prices: deps.prices,
     config: deps.config,
     statsCache: deps.statsCache,
     pubsub: deps.pubsub,
-    loaders: createLoaders(deps.db.prisma),
+    loaders: createLoaders(deps.db.rows),
     events,
     now,
     isWatcher: keyMatches(bearerToken(request), deps.config.watcherKey),

@@ -126,8 +126,8 @@ describe('GraphQL reads', () => {
     expect(small.data.orders.data).toHaveLength(1);
     expect(big.data.orders.data).toHaveLength(10);
     expect(bigCount).toBe(smallCount);
-    // The orders, both sides' intents in one batch (the intent loader), and the total.
-    expect(bigCount).toBeLessThanOrEqual(3);
+    // The page's ids, those orders, both sides' intents in one batch (the intent loader), and the total.
+    expect(bigCount).toBeLessThanOrEqual(4);
 
     // A first page shorter than its limit holds the whole list: its length is the total, no COUNT.
     queries.length = 0;
@@ -142,10 +142,10 @@ describe('GraphQL reads', () => {
     queries.length = 0;
     const reply = await t.rest('GET', '/orders?status=pending,expired&limit=3');
     expect(reply.body.result.data.map((o: { order_id: string }) => o.order_id)).toEqual(newestFirst().slice(0, 3));
-    const orderQueries = queries.filter((q) => /FROM "public"\."orders"/.test(q));
+    const orderQueries = queries.filter((q) => /FROM ("public"\.)?"?orders"?/.test(q));
     // Ids alone (an index-only scan on stage, created_at, id), then the rows by id.
     expect(orderQueries[0]).toMatch(/^SELECT "public"\."orders"\."id" FROM "public"\."orders" WHERE .*"stage"/);
-    expect(orderQueries[1]).toMatch(/"orders"\."id" IN/);
+    expect(orderQueries[1]).toMatch(/FROM orders WHERE id = ANY/);
   });
 
   it('reads a relation only when the query asks for it', async () => {
@@ -154,10 +154,10 @@ describe('GraphQL reads', () => {
     expect(reply.errors).toBeUndefined();
     expect(reply.data.orders.data[0].sourceIntent.amount).toMatch(/^\d+$/);
     // One batch for the source intents, none for the destination intents nobody asked for.
-    expect(queries.filter((q) => /FROM "public"\."intents"/.test(q))).toHaveLength(1);
+    expect(queries.filter((q) => /FROM intents/.test(q))).toHaveLength(1);
     queries.length = 0;
     await t.gql(`{ orders(limit: 5) { data { orderId } } }`);
-    expect(queries.filter((q) => /"intents"/.test(q))).toEqual([]);
+    expect(queries.filter((q) => /intents/.test(q))).toEqual([]);
   });
 
   it('pages with keyset cursors through ordersConnection', async () => {

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { applyMigrations, pendingMigrations, type MigrationTarget } from './migrate.ts';
+import { createRowReader, type RowReader } from './row-reader.ts';
 
 export type DatabaseKind = 'postgres' | 'pglite';
 
@@ -13,6 +14,8 @@ export type QueryListener = (sql: string, params: string) => void;
 
 export interface Database {
   prisma: PrismaClient;
+  /** The hot list reads, through the driver adapter under Prisma Client (see row-reader.ts). */
+  rows: RowReader;
   kind: DatabaseKind;
   /** Cheap round trip for /ready. */
   ping(): Promise<void>;
@@ -63,9 +66,12 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     client.release();
   }
 
-  const prisma = newClient(new PrismaPg(pool), options.onQuery);
+  const adapters = new PrismaPg(pool);
+  const prisma = newClient(adapters, options.onQuery);
+  const rowAdapter = await adapters.connect();
   return {
     prisma,
+    rows: createRowReader(rowAdapter, options.onQuery),
     kind: 'postgres',
     driver: {
       async exec(sql) {
@@ -80,6 +86,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     },
     async close() {
       await prisma.$disconnect();
+      await rowAdapter.dispose();
       await pool.end();
     },
   };
@@ -93,9 +100,12 @@ export async function openPglite(dataDir: string | undefined, onQuery?: QueryLis
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const pglite = await PGlite.create(dataDir);
   await applyMigrations(pgliteTarget(pglite));
-  const prisma = newClient(new PrismaPGlite(pglite), onQuery);
+  const adapters = new PrismaPGlite(pglite);
+  const prisma = newClient(adapters, onQuery);
+  const rowAdapter = await adapters.connect();
   return {
     prisma,
+    rows: createRowReader(rowAdapter, onQuery),
     kind: 'pglite',
     driver: pgliteTarget(pglite),
     async ping() {
@@ -103,6 +113,7 @@ export async function openPglite(dataDir: string | undefined, onQuery?: QueryLis
     },
     async close() {
       await prisma.$disconnect();
+      await rowAdapter.dispose();
       await pglite.close();
     },
   };

@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
-import type { Intent, PrismaClient } from '../generated/prisma/client.ts';
+import type { RowReader } from '../db/row-reader.ts';
+import type { Intent } from '../generated/prisma/client.ts';
 
 /** Per-request batch loaders: every load made while a response is built becomes one query. */
 export interface Loaders {
@@ -7,12 +8,12 @@ export interface Loaders {
   intent: DataLoader<string, Intent>;
 }
 
-export function createLoaders(prisma: PrismaClient): Loaders {
+export function createLoaders(rows: RowReader): Loaders {
   return {
     intent: new DataLoader(
       async (swapIds) => {
-        const rows = await prisma.intent.findMany({ where: { swapId: { in: [...swapIds] } } });
-        const bySwapId = new Map(rows.map((row) => [row.swapId, row]));
+        const found = await rows.intentsBySwapId(swapIds);
+        const bySwapId = new Map(found.map((row) => [row.swapId, row]));
         return swapIds.map((id) => bySwapId.get(id) ?? new Error(`intent ${id} not found`));
       },
       // Batching only: a subscription keeps its context across events, and a cache would answer

@@ -7,7 +7,8 @@
  *   npm run bench
  *
  * Environment: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/bench), BENCH_SECONDS
- * per measurement (default 10), BENCH_CONNECTIONS (default 10), BENCH_MIN_ORDERS (default 1000000).
+ * per measurement (default 10), BENCH_CONNECTIONS (default 10), BENCH_MIN_ORDERS (default 1000000),
+ * BENCH_ONLY (measure only the paths whose name contains this text; while working on one path).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -23,6 +24,7 @@ const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@12
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const MIN_ORDERS = Number(process.env.BENCH_MIN_ORDERS ?? 1_000_000);
+const ONLY = process.env.BENCH_ONLY;
 /** How deep the deep pages go: 100,000 orders, or half of a smaller book. */
 let DEEP_OFFSET = 100_000;
 const PORTS = { ours: 4000, oursCold: 4001, floor: 4100, postgraphile: 4200 };
@@ -269,6 +271,7 @@ async function main(): Promise<void> {
 
   const rows: Row[] = [];
   const measure = async (row: Omit<Row, 'ours' | 'floor' | 'peer'>, ours: () => Promise<Figures>, floor?: () => Promise<Figures>, peer?: () => Promise<Figures>) => {
+    if (ONLY && !row.path.includes(ONLY)) return;
     process.stdout.write(`  ${row.path} ...`);
     const result: Row = { ...row, ours: await ours(), floor: await floor?.(), peer: await peer?.() };
     rows.push(result);
@@ -326,6 +329,7 @@ async function main(): Promise<void> {
   );
 
   const met = report(rows);
+  if (ONLY) return;
   const cold = rows.find((r) => r.path.startsWith('GET /stats cold'))!.ours;
   console.log(`\nstats cold p99 ${ms(cold.p99)} ms: ${cold.p99 < 300 ? 'met' : 'NOT MET'} (target < 300 ms)`);
   console.log(met && cold.p99 < 300 ? 'all targets met' : 'some targets NOT met');
