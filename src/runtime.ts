@@ -54,7 +54,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const statsCache =
     options.statsCache ??
     (redis ? redisStatsCache(redis.client, config.statsCacheSeconds) : memoryStatsCache(config.statsCacheSeconds));
-  const deps: DomainDeps = { prisma: db.prisma, registry, prices, config, now, events: pubSubOrderEvents(pubsub) };
+  const deps: DomainDeps = { prisma: db.prisma, rows: db.rows, registry, prices, config, now, events: pubSubOrderEvents(pubsub) };
 
   const chain = new SimulatedChain({
     confirmAfterMs: config.simulatedChainConfirmMs,

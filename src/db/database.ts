@@ -5,7 +5,7 @@ import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { applyMigrations, pendingMigrations, type MigrationTarget } from './migrate.ts';
-import { createRowReader, type RowReader } from './row-reader.ts';
+import { createRowStore, type RowStore } from './row-store.ts';
 
 export type DatabaseKind = 'postgres' | 'pglite';
 
@@ -14,8 +14,8 @@ export type QueryListener = (sql: string, params: string) => void;
 
 export interface Database {
   prisma: PrismaClient;
-  /** The hot list reads, through the driver adapter under Prisma Client (see row-reader.ts). */
-  rows: RowReader;
+  /** The hot list reads, through the driver adapter under Prisma Client (see row-store.ts). */
+  rows: RowStore;
   kind: DatabaseKind;
   /** Cheap round trip for /ready. */
   ping(): Promise<void>;
@@ -71,7 +71,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   const rowAdapter = await adapters.connect();
   return {
     prisma,
-    rows: createRowReader(rowAdapter, options.onQuery),
+    rows: createRowStore(rowAdapter, options.onQuery),
     kind: 'postgres',
     driver: {
       async exec(sql) {
@@ -105,7 +105,7 @@ export async function openPglite(dataDir: string | undefined, onQuery?: QueryLis
   const rowAdapter = await adapters.connect();
   return {
     prisma,
-    rows: createRowReader(rowAdapter, onQuery),
+    rows: createRowStore(rowAdapter, onQuery),
     kind: 'pglite',
     driver: pgliteTarget(pglite),
     async ping() {

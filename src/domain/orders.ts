@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { isDriverAdapterError } from '@prisma/driver-adapter-utils';
 import { Prisma, type Intent, type Order, type Quote } from '../generated/prisma/client.ts';
 import { assertAddress } from './addresses.ts';
 import { parseAmount } from './amounts.ts';
@@ -101,46 +102,37 @@ export interface CreatedOrder {
 export async function createOrder(deps: DomainDeps, body: unknown): Promise<CreatedOrder> {
   const request = parseCreateOrderRequest(deps.registry, body);
   const fingerprint = requestFingerprint(request);
-  // A lost race for the quote surfaces as a unique violation or an unconsumable quote; the second
-  // pass then sees the winner's order and answers as a replay or a 409.
+  // A lost race for the quote finds it consumed after all; the second pass then sees the winner's
+  // order and answers as a replay or a 409.
   for (let attempt = 0; ; attempt++) {
     try {
-      const created = await deps.prisma.$transaction((tx) => createOrderOnce(deps, tx, request, fingerprint));
-      if (!created.replayed) deps.events.orderChanged({ orderId: created.orderId, userId: request.userId });
-      return created;
+      const created = await createOrderOnce(deps, request, fingerprint);
+      if (created) {
+        if (!created.replayed) deps.events.orderChanged({ orderId: created.orderId, userId: request.userId });
+        return created;
+      }
+      if (attempt > 0) throw new Error(`quote ${request.quoteId} could not be consumed, nor found consumed`);
     } catch (error) {
-      if (attempt === 0 && error instanceof LostQuoteRace) continue;
       if (attempt === 0 && isUniqueViolation(error, 'quote_id')) continue;
-      if (isUniqueViolation(error, 'commitment_hash')) throw commitmentReused();
+      // The swap ids derive from the commitment: either index refusing the row means it is reused.
+      if (isUniqueViolation(error, 'commitment_hash') || isUniqueViolation(error, 'swap_id')) throw commitmentReused();
       throw error;
     }
   }
 }
 
-class LostQuoteRace extends Error {}
-
 const commitmentReused = () => conflict('commitment_hash is already used by another order: use a fresh secret');
 
-async function createOrderOnce(
-  deps: DomainDeps,
-  tx: Prisma.TransactionClient,
-  request: CreateOrderRequest,
-  fingerprint: string,
-): Promise<CreatedOrder> {
-  const orderId = randomBytes(32).toString('hex');
-  // Consume first, in one conditional statement: of concurrent consumers exactly one gets the row
-  // (the others wait on its lock, then match nothing). A later refusal (410, 422) rolls it back.
-  const [quote] = await tx.quote.updateManyAndReturn({
-    where: { id: request.quoteId, consumedBy: null },
-    data: { consumedBy: orderId },
-  });
-  if (!quote) {
-    // Unknown, or consumed already: by this very request (a replay) or another.
-    const existing = await tx.quote.findUnique({ where: { id: request.quoteId }, select: { consumedBy: true } });
-    if (!existing) throw notFound(`quote_id ${request.quoteId} does not name a quote`);
-    if (!existing.consumedBy) throw new LostQuoteRace();
-    const order = await tx.order.findUnique({ where: { id: existing.consumedBy }, select: { requestHash: true } });
-    if (order?.requestHash === fingerprint) return { orderId: existing.consumedBy, replayed: true };
+/** The order, a replay's answer, or null when another request consumed the quote meanwhile. */
+async function createOrderOnce(deps: DomainDeps, request: CreateOrderRequest, fingerprint: string): Promise<CreatedOrder | null> {
+  // Every check reads the quote unlocked: all it checks (pair, amounts, expiry) never changes, and
+  // its consumption is decided by the conditional write below.
+  const quote = await deps.rows.quoteById(request.quoteId);
+  if (!quote) throw notFound(`quote_id ${request.quoteId} does not name a quote`);
+  if (quote.consumedBy) {
+    // Consumed already: by this very request (a replay) or another.
+    const order = await deps.prisma.order.findUnique({ where: { id: quote.consumedBy }, select: { requestHash: true } });
+    if (order?.requestHash === fingerprint) return { orderId: quote.consumedBy, replayed: true };
     throw new DomainError('QUOTE_CONSUMED', `quote_id ${request.quoteId} was already used by a different order request`);
   }
   const now = toSeconds(deps.now());
@@ -148,12 +140,13 @@ async function createOrderOnce(
     throw new DomainError('QUOTE_EXPIRED', `quote_id ${request.quoteId} expired at ${quote.expiresAt.toISOString()}`);
   }
   const pair = matchQuote(deps, request, quote);
+  const orderId = randomBytes(32).toString('hex');
   const { order, intents } = buildOrder(deps, request, quote, pair, orderId, fingerprint, now);
-  // Plain inserts: a nested create would insert each intent alone and read the order back.
-  // A reused commitment_hash fails the unique index: createOrder answers it with a 409.
-  const intentRows = await tx.intent.createManyAndReturn({ data: intents });
-  const [orderRow] = await tx.order.createManyAndReturn({ data: [order] });
-  return { orderId, replayed: false, stored: { order: orderRow!, intents: intentRows } };
+  // One statement consumes the quote (only if still unconsumed: of concurrent consumers exactly one
+  // gets the row, the others wait on its lock, then match nothing) and writes both intents and the
+  // order, or writes nothing. A reused commitment_hash fails a unique index: createOrder answers 409.
+  const stored = await deps.rows.insertOrderConsumingQuote(order, intents);
+  return stored && { orderId, replayed: false, stored };
 }
 
 /** The request must be the quote's own pair and amounts (422). */
@@ -272,9 +265,15 @@ function intentData(
 }
 
 function isUniqueViolation(error: unknown, column: string): boolean {
-  if (!(error instanceof Prisma.PrismaClientKnownRequestError) || error.code !== 'P2002') return false;
-  // Driver adapters report the constraint's fields in meta.driverAdapterError; fall back to the message.
-  return JSON.stringify(error.meta ?? {}).includes(column) || error.message.includes(column);
+  // Prisma Client reports P2002; the driver adapter (src/db/row-store.ts) a UniqueConstraintViolation.
+  // Either names the index or its fields somewhere in its details.
+  if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
+    return JSON.stringify(error.meta ?? {}).includes(column) || error.message.includes(column);
+  }
+  if (isDriverAdapterError(error) && error.cause.kind === 'UniqueConstraintViolation') {
+    return JSON.stringify(error.cause).includes(column);
+  }
+  return false;
 }
 
 const ORDER_ID = /^[0-9a-f]{64}$/;

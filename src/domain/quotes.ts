@@ -51,7 +51,7 @@ export function resolvePair(deps: Pick<DomainDeps, 'registry'>, sourceId: string
 }
 
 export async function createQuote(deps: DomainDeps, body: unknown): Promise<Quote> {
-  return deps.prisma.quote.create({ data: await priceQuote(deps, parseQuoteRequest(body)) });
+  return deps.rows.insertQuote(await priceQuote(deps, parseQuoteRequest(body)));
 }
 
 /** Every check and the price of a quote, without storing it (the bulk seed stores quotes itself). */

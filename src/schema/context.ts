@@ -1,4 +1,3 @@
-import type { RowReader } from '../db/row-reader.ts';
 import type { DomainDeps } from '../domain/deps.ts';
 import type { StatsCache } from '../domain/stats-cache.ts';
 import type { Loaders } from './loaders.ts';
@@ -6,8 +5,6 @@ import type { OrderPubSub } from './pubsub.ts';
 
 /** Per-request context: the domain's dependencies plus what a response needs to carry back. */
 export interface GraphQLContext extends DomainDeps {
-  /** The list pages' reads, below Prisma Client (src/db/row-reader.ts). */
-  rows: RowReader;
   statsCache: StatsCache;
   pubsub: OrderPubSub;
   loaders: Loaders;

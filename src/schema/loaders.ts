@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { RowReader } from '../db/row-reader.ts';
+import type { RowStore } from '../db/row-store.ts';
 import type { Intent } from '../generated/prisma/client.ts';
 
 /** Per-request batch loaders: every load made while a response is built becomes one query. */
@@ -8,7 +8,7 @@ export interface Loaders {
   intent: DataLoader<string, Intent>;
 }
 
-export function createLoaders(rows: RowReader): Loaders {
+export function createLoaders(rows: RowStore): Loaders {
   return {
     intent: new DataLoader(
       async (swapIds) => {

@@ -6,9 +6,9 @@ import { escrowEvent, postEvent } from './support/events.ts';
 import { makeOrder, makeQuote, orderBody } from './support/fixtures.ts';
 
 /**
- * The row reader reads the list pages below Prisma Client. Its rows must be exactly what Prisma
- * Client returns for the same rows: same fields, same types (Decimal, Date, bigint, null), same
- * order, on every kind of value a row can hold.
+ * The row store reads the list pages and writes quotes and orders below Prisma Client. Its rows
+ * must be exactly what Prisma Client returns for the same rows: same fields, same types (Decimal,
+ * Date, bigint, Json, null), same order, on every kind of value a row can hold.
  */
 let t: TestApp;
 const USER = 'reader-user';
@@ -50,7 +50,7 @@ afterAll(() => t.close());
 
 const bySwapId = <T extends { swapId: string }>(rows: T[]) => [...rows].sort((a, b) => a.swapId.localeCompare(b.swapId));
 
-describe('row reader', () => {
+describe('row store reads', () => {
   it('reads intents exactly as Prisma Client does', async () => {
     const fast = await t.db.rows.intentsBySwapId(swapIds);
     const prisma = await t.db.prisma.intent.findMany({ where: { swapId: { in: swapIds } } });
@@ -81,5 +81,47 @@ describe('row reader', () => {
     expect(fast[0]!.volumeUsd).toBeInstanceOf(Prisma.Decimal);
     expect(await t.db.rows.ordersById([])).toEqual([]);
     expect(await t.db.rows.intentsBySwapId(['0'.repeat(64)])).toEqual([]);
+  });
+});
+
+describe('row store writes', () => {
+  it('returns a stored quote exactly as Prisma Client reads it back', async () => {
+    const quote = await makeQuote(t, { source: 'ethereum:eth', destination: 'arbitrum:eth', amount: '199999999999999999999' });
+    const stored = await t.db.prisma.quote.findUniqueOrThrow({ where: { id: quote.quote_id } });
+    expect(await t.db.rows.quoteById(quote.quote_id)).toEqual(stored);
+    expect(stored.sourceAmount.toFixed()).toBe('199999999999999999999');
+    expect(await t.db.rows.quoteById('q_none')).toBeNull();
+  });
+
+  it('returns the order and intents it wrote exactly as Prisma Client reads them back', async () => {
+    const quote = await makeQuote(t);
+    const created = (await t.rest('POST', '/orders', orderBody(quote, {}, 'writer'))).body.result;
+    // The API answered from the returned rows; Prisma Client reading them now must agree field for field.
+    const order = await t.db.prisma.order.findUniqueOrThrow({ where: { id: created.order_id } });
+    const again = await t.db.rows.ordersById([created.order_id]);
+    expect(again).toEqual([order]);
+    expect((await t.db.prisma.quote.findUniqueOrThrow({ where: { id: quote.quote_id } })).consumedBy).toBe(created.order_id);
+  });
+
+  it('writes nothing and returns null when the quote is no longer unconsumed', async () => {
+    const quote = await makeQuote(t);
+    const first = (await t.rest('POST', '/orders', orderBody(quote, {}, 'first'))).body.result;
+    const stored = await t.db.prisma.order.findUniqueOrThrow({ where: { id: first.order_id } });
+    const intents = await t.db.prisma.intent.findMany({ where: { swapId: { in: [stored.sourceSwapId, stored.destinationSwapId] } } });
+    const ordersBefore = await t.db.prisma.order.count();
+    const intentsBefore = await t.db.prisma.intent.count();
+    // The same quote again, with fresh ids everywhere so no unique index could be what stops it.
+    const fresh = (id: string) => id.replace(/^./, (c) => (c === 'f' ? '0' : 'f'));
+    const result = await t.db.rows.insertOrderConsumingQuote(
+      { ...stored, id: fresh(stored.id), commitmentHash: fresh(stored.commitmentHash), sourceSwapId: fresh(stored.sourceSwapId), destinationSwapId: fresh(stored.destinationSwapId) },
+      [
+        { ...intents.find((i) => i.side === 'source')!, swapId: fresh(stored.sourceSwapId) },
+        { ...intents.find((i) => i.side === 'destination')!, swapId: fresh(stored.destinationSwapId) },
+      ],
+    );
+    expect(result).toBeNull();
+    expect(await t.db.prisma.order.count()).toBe(ordersBefore);
+    expect(await t.db.prisma.intent.count()).toBe(intentsBefore);
+    expect((await t.db.prisma.quote.findUniqueOrThrow({ where: { id: quote.quote_id } })).consumedBy).toBe(first.order_id);
   });
 });

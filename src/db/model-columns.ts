@@ -1,0 +1,107 @@
+import type { ArgType } from '@prisma/driver-adapter-utils';
+import { Prisma } from '../generated/prisma/client.ts';
+import { getDatamodel } from '../generated/pothos-types.ts';
+
+/**
+ * How a Prisma model's rows travel through the driver adapter without Prisma Client: which column
+ * each field is, how a value the adapter returns (text for numerics, times and int8) becomes the
+ * model's type, and how a model value is sent as a parameter. Built from the datamodel Prisma
+ * generated, so a field added to the schema is read and written here with no further change.
+ */
+
+export type ModelName = 'Order' | 'Intent' | 'Quote';
+
+interface Column {
+  field: string;
+  /** The column, always the field in snake_case: the schema maps every field that way. */
+  name: string;
+  /** SQL type a parameter is cast to: parameters go as text, the database converts them. */
+  cast: string;
+  read: (value: unknown) => unknown;
+  write: (value: unknown) => string | boolean | null;
+}
+
+export interface ModelColumns {
+  model: ModelName;
+  table: string;
+  columns: Column[];
+  /** Every column, in field order: what SELECT and RETURNING list. */
+  list: string;
+}
+
+const asDate = (v: unknown) => (v instanceof Date ? v : new Date(v as string));
+
+/** Per scalar type: the cast, the reading and the writing (as text but for booleans). */
+const SCALARS: Record<string, Pick<Column, 'cast' | 'read' | 'write'>> = {
+  String: { cast: 'text', read: (v) => v, write: (v) => v as string },
+  Decimal: {
+    cast: 'numeric',
+    read: (v) => new Prisma.Decimal(v as string),
+    write: (v) => (typeof v === 'object' ? (v as Prisma.Decimal).toFixed() : String(v)),
+  },
+  DateTime: { cast: 'timestamptz', read: asDate, write: (v) => asDate(v).toISOString() },
+  BigInt: { cast: 'int8', read: (v) => BigInt(v as string | number | bigint), write: (v) => String(v) },
+  Int: { cast: 'int4', read: (v) => Number(v), write: (v) => String(v) },
+  // PGlite takes a boolean parameter only as a JS boolean.
+  Boolean: { cast: 'boolean', read: (v) => v, write: (v) => Boolean(v) },
+  Json: { cast: 'jsonb', read: (v) => (typeof v === 'string' ? JSON.parse(v) : v), write: (v) => JSON.stringify(v) },
+};
+
+const TABLES: Record<ModelName, string> = { Order: 'orders', Intent: 'intents', Quote: 'quotes' };
+
+const snakeCase = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+function build(model: ModelName): ModelColumns {
+  const columns = getDatamodel()
+    .datamodel.models[model]!.fields.filter((f) => f.kind === 'scalar' || f.kind === 'enum')
+    .map((f): Column => {
+      const scalar = f.kind === 'enum' ? { cast: `"${f.type}"`, read: SCALARS.String!.read, write: SCALARS.String!.write } : SCALARS[f.type];
+      if (!scalar) throw new Error(`model columns: ${model}.${f.name} has type ${f.type}, which has no conversion here`);
+      const { read, write } = scalar;
+      return {
+        field: f.name,
+        name: snakeCase(f.name),
+        cast: scalar.cast,
+        read: f.isRequired ? read : (v) => (v === null ? null : read(v)),
+        write: (v) => (v === null || v === undefined ? null : write(v)),
+      };
+    });
+  return { model, table: TABLES[model], columns, list: columns.map((c) => c.name).join(', ') };
+}
+
+export const ORDER = build('Order');
+export const INTENT = build('Intent');
+export const QUOTE = build('Quote');
+
+/** The model row held in `row` from position `offset` on (several models can share a result row). */
+export function readRow<T>(model: ModelColumns, row: unknown[], offset = 0): T {
+  const out: Record<string, unknown> = {};
+  const { columns } = model;
+  for (let i = 0; i < columns.length; i++) out[columns[i]!.field] = columns[i]!.read(row[offset + i]);
+  return out as T;
+}
+
+/** `alias.col, alias.col, ...` for a SELECT over a model's columns. */
+export const qualified = (model: ModelColumns, alias: string) => model.columns.map((c) => `${alias}.${c.name}`).join(', ');
+
+/**
+ * Parameters for inserting `rows` (all with the same fields): the columns they set, one
+ * `($n::type, ...)` tuple per row, and the values as text. Fields a row leaves out keep their
+ * database defaults.
+ */
+export function insertValues(model: ModelColumns, rows: Record<string, unknown>[], firstParam = 1) {
+  const present = model.columns.filter((c) => rows[0]![c.field] !== undefined);
+  const args: (string | boolean | null)[] = [];
+  const tuples = rows.map((row) => {
+    const placeholders = present.map((c) => {
+      args.push(c.write(row[c.field]));
+      return `$${firstParam + args.length - 1}::${c.cast}`;
+    });
+    return `(${placeholders.join(', ')})`;
+  });
+  return { columns: present.map((c) => c.name).join(', '), tuples, args };
+}
+
+export const TEXT: ArgType = { scalarType: 'string', arity: 'scalar' };
+export const TEXT_LIST: ArgType = { scalarType: 'string', arity: 'list' };
+export const INT: ArgType = { scalarType: 'int', arity: 'scalar' };
