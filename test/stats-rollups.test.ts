@@ -5,6 +5,7 @@ import { loadConfig } from '../src/config.ts';
 import type { Database } from '../src/db/database.ts';
 import { loadRegistry } from '../src/domain/registry/registry.ts';
 import { computeStats, type Stats, type StatsWindow } from '../src/domain/stats.ts';
+import { countLivePending } from '../src/domain/live-pending.ts';
 import { countByStatus } from '../src/domain/order-list.ts';
 import { ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere } from '../src/domain/status.ts';
 import { openTestDatabase } from './support/database.ts';
@@ -127,5 +128,33 @@ describe('statistics from rollups', () => {
       WHERE id IN (SELECT id FROM orders WHERE stage = 'pending' ORDER BY id LIMIT 7)`;
     await db.prisma.$executeRaw`DELETE FROM orders WHERE id IN (SELECT id FROM orders ORDER BY created_at DESC LIMIT 5)`;
     for (const at of await clocks(Date.now())) await expectAgreement(new Date(at));
+  });
+
+  it('count pending orders before their deadline to the second, in whichever minute a deadline or window edge falls', async () => {
+    // Deadlines moved ten days (and 17 s) out: the 24 h and 7 d windows then start mid-minute
+    // while these orders are still live, and each deadline falls inside a minute.
+    await db.prisma.$executeRaw`
+      UPDATE orders SET deadline_at = created_at + interval '10 days 17 seconds'
+      WHERE id IN (SELECT id FROM orders WHERE stage = 'pending' ORDER BY id LIMIT 6)`;
+    const moved = await db.prisma.order.findMany({ where: { stage: 'pending' }, orderBy: { id: 'asc' }, take: 6 });
+    const at = moved.flatMap((o) =>
+      [o.deadlineAt.getTime(), o.createdAt.getTime() + 24 * HOUR, o.createdAt.getTime() + 7 * 24 * HOUR].flatMap((t) =>
+        [-1000, 0, 1000].map((d) => t + d),
+      ),
+    );
+    let windowEdgesSeen = 0;
+    for (const t of at) {
+      const now = new Date(t);
+      const since = { all: null, d1: new Date(t - 24 * HOUR), d7: new Date(t - 7 * 24 * HOUR) };
+      const live = await countLivePending(db.prisma, now, since);
+      for (const [name, from] of Object.entries(since)) {
+        const where = { stage: 'pending' as const, deadlineAt: { gt: now }, ...(from ? { createdAt: { gte: from } } : {}) };
+        expect(live[name as keyof typeof since], `${name} at ${now.toISOString()}`).toBe(await db.prisma.order.count({ where }));
+      }
+      if (live.d1 > 0 && live.d1 < live.all) windowEdgesSeen++;
+      await expectAgreement(now);
+    }
+    // Some clocks put a window's start between live orders, so its partial first minute counted.
+    expect(windowEdgesSeen).toBeGreaterThan(0);
   });
 });

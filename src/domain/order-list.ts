@@ -1,5 +1,6 @@
 import type { Prisma, PrismaClient, Stage } from '../generated/prisma/client.ts';
 import { badRequest } from './errors.ts';
+import { countLivePending } from './live-pending.ts';
 import { requireAssetId, requireIntInRange, requireString, requireTimestamp } from './input.ts';
 import type { Registry } from './registry/registry.ts';
 import { AWAITING_DESTINATION, ORDER_STATUSES, statusWhere, type OrderStatus } from './status.ts';
@@ -89,9 +90,9 @@ export function pageInfo(pagination: Pagination, total: number) {
 /**
  * How many orders have any of these statuses, without counting the book (a COUNT over half a
  * million completed orders costs more than the page itself): stage totals come from the statistics
- * rollup, and the clock's part from the orders whose deadline is still ahead, which are few and
- * indexed (stage, deadline_at / dest_expires_at). Equal to count({ where: statusWhere }) by
- * construction; test/stats-rollups.test.ts checks it.
+ * rollup; the clock's part from the pending rollup (src/domain/live-pending.ts) and from the orders
+ * awaiting their destination before it expires (index on stage, dest_expires_at). Equal to
+ * count({ where: statusWhere }) by construction; test/stats-rollups.test.ts checks it.
  */
 export async function countByStatus(prisma: PrismaClient, statuses: OrderStatus[] | 'all', now: Date): Promise<number> {
   const rows = await prisma.$queryRaw<{ stage: Stage; orders: string }[]>`
@@ -99,16 +100,18 @@ export async function countByStatus(prisma: PrismaClient, statuses: OrderStatus[
   const stageTotal = (stage: Stage) => Number(rows.find((row) => row.stage === stage)?.orders ?? 0);
   if (statuses === 'all') return rows.reduce((sum, row) => sum + Number(row.orders), 0);
   // Orders of a stage the clock has not turned yet: pending before the deadline, awaiting before dest expiry.
-  const notTurned = (stage: 'pending' | (typeof AWAITING_DESTINATION)[number]) => prisma.order.count({ where: statusWhere(stage, now) });
+  const notTurned = (stage: (typeof AWAITING_DESTINATION)[number]) => prisma.order.count({ where: statusWhere(stage, now) });
+  const livePending = async () => (await countLivePending(prisma, now, { all: null })).all;
   const counts = await Promise.all(
     statuses.map(async (status): Promise<number> => {
       switch (status) {
         case 'pending':
+          return livePending();
         case 'source_created':
         case 'destination_created':
           return notTurned(status);
         case 'expired':
-          return stageTotal('pending') - (await notTurned('pending'));
+          return stageTotal('pending') - (await livePending());
         case 'refunding': {
           const turned = await Promise.all(AWAITING_DESTINATION.map(async (stage) => stageTotal(stage) - (await notTurned(stage))));
           return stageTotal('refunding') + turned.reduce((a, b) => a + b, 0);

@@ -1,5 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { Prisma, type PrismaClient, type Stage } from '../generated/prisma/client.ts';
+import { countLivePending } from './live-pending.ts';
 import type { Registry } from './registry/registry.ts';
 import { stageBucket, type StatusBucket } from './status.ts';
 
@@ -62,8 +63,8 @@ interface StageSums {
  * stats_users) are kept current by triggers on `orders`, so the cost does not grow with its size:
  * - all-time figures sum the hourly rollup; a window sums its whole hours from the rollup and reads
  *   the orders of its first, partial hour directly (an index range of at most one hour);
- * - the clock's part of the status (`pending` orders past their deadline are `expired`) is counted
- *   from the few orders still pending before their deadline (index on stage, deadline_at);
+ * - the clock's part of the status (`pending` orders past their deadline are `expired`) comes from
+ *   the stats_pending rollup, by deadline minute (src/domain/live-pending.ts);
  * - a user is in a window exactly when their latest order is (stats_users.last_order_at, indexed).
  */
 export async function computeStats(prisma: PrismaClient, registry: Registry, now: Date): Promise<Stats> {
@@ -82,25 +83,20 @@ export async function computeStats(prisma: PrismaClient, registry: Registry, now
            count(completed_at)::text AS timed, sum(stats_completion_secs(created_at, completed_at))::text AS secs
     FROM orders WHERE created_at >= ${since[w]} AND created_at < ${wholeFrom[w]} GROUP BY stage`;
 
-  const [sums, [users], [live], pairs, assets] = await Promise.all([
+  const [sums, [users], live, pairs, assets] = await Promise.all([
     prisma.$queryRaw<StageSums[]>`
       ${rollup('all', Prisma.sql`TRUE`)}
       UNION ALL ${rollup('d1', Prisma.sql`hour >= ${wholeFrom.d1}`)}
       UNION ALL ${rollup('d7', Prisma.sql`hour >= ${wholeFrom.d7}`)}
       UNION ALL ${edge('d1')}
       UNION ALL ${edge('d7')}`,
-    // Users in each window in one pass (a user is in a window when their latest order is), beside
-    // the pending orders the clock has not expired yet: two statements, run side by side.
+    // Users in each window in one pass (a user is in a window when their latest order is).
     prisma.$queryRaw<Record<`${WindowName}_users`, number>[]>`
       SELECT count(*)::int AS all_users,
              (count(*) FILTER (WHERE last_order_at >= ${since.d1}))::int AS d1_users,
              (count(*) FILTER (WHERE last_order_at >= ${since.d7}))::int AS d7_users
       FROM stats_users`,
-    prisma.$queryRaw<Record<`${WindowName}_live`, number>[]>`
-      SELECT count(*)::int AS all_live,
-             (count(*) FILTER (WHERE created_at >= ${since.d1}))::int AS d1_live,
-             (count(*) FILTER (WHERE created_at >= ${since.d7}))::int AS d7_live
-      FROM orders WHERE stage = 'pending' AND deadline_at > ${now}`,
+    countLivePending(prisma, now, { all: null, d1: since.d1, d7: since.d7 }),
     prisma.$queryRaw<{ source_chain: string; dest_chain: string; orders: string; volume: string }[]>`
       SELECT source_chain, dest_chain, orders::text, volume_usd::text AS volume FROM stats_pairs WHERE orders > 0
       ORDER BY stats_pairs.orders DESC, volume_usd DESC, source_chain, dest_chain LIMIT ${TOP_N}`,
@@ -108,7 +104,7 @@ export async function computeStats(prisma: PrismaClient, registry: Registry, now
       SELECT asset, orders::text, volume_usd::text AS volume FROM stats_assets WHERE orders > 0
       ORDER BY stats_assets.orders DESC, volume_usd DESC, asset LIMIT ${TOP_N}`,
   ]);
-  if (!users || !live) throw new Error('stats query returned no row');
+  if (!users) throw new Error('stats query returned no row');
 
   const window = (w: WindowName): StatsWindow => {
     const rows = sums.filter((row) => row.w === w);
@@ -116,7 +112,7 @@ export async function computeStats(prisma: PrismaClient, registry: Registry, now
       rows.filter((row) => stages(row.stage)).reduce((total, row) => total.plus(pick(row)), new Decimal(0));
     const count = (stages?: (stage: Stage) => boolean) => sum((row) => row.orders, stages).toNumber();
     // Pending orders are the one stage the clock splits between buckets.
-    const pendingLive = live[`${w}_live`];
+    const pendingLive = live[w];
     const expired = count((stage) => stage === 'pending') - pendingLive;
     const inBucket = (bucket: StatusBucket) =>
       count((stage) => stage !== 'pending' && stageBucket(stage, false) === bucket) +

@@ -1,8 +1,8 @@
 /**
  * The plans behind the bench's hot paths: each path runs once through the real app in-process,
- * every SQL statement Prisma sends for it is captured with its parameters, and each is shown with
- * EXPLAIN (ANALYZE, BUFFERS). Reads are analysed as they ran; writes are only planned (EXPLAIN
- * ANALYZE would execute them again).
+ * every SQL statement it sends (Prisma Client's and the row store's) is captured with its parameters,
+ * and each is shown with EXPLAIN (ANALYZE, BUFFERS). Reads are analysed as they ran; writes, a WITH
+ * that writes included, are only planned (EXPLAIN ANALYZE would execute them again).
  *
  *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/bench tsx test/bench/explain.ts
  */
@@ -17,6 +17,7 @@ export interface HotPath {
   name: string;
   method: 'GET' | 'POST';
   path: string;
+  /** JSON to send; a function gets the previous path's reply (parsed), to chain quote and order. */
   body?: unknown;
 }
 
@@ -27,6 +28,8 @@ interface Statement {
 
 const READ = /^\s*(SELECT|WITH)\b/i;
 const WRITE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
+/** A data-modifying WITH (the order's insert) reads like a SELECT but must not run twice. */
+const WRITES_INSIDE = /\b(INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM)\b/i;
 
 export async function explainHotPaths(databaseUrl: string, paths: HotPath[], print: (line: string) => void): Promise<void> {
   let captured: Statement[] = [];
@@ -39,19 +42,22 @@ export async function explainHotPaths(databaseUrl: string, paths: HotPath[], pri
   const plain = new pg.Client({ connectionString: databaseUrl });
   await plain.connect();
   try {
+    let previous: unknown;
     for (const hot of paths) {
       captured = [];
+      const body = typeof hot.body === 'function' ? (hot.body as (reply: unknown) => unknown)(previous) : hot.body;
       const reply = await runtime.app.fetch(`http://bench${hot.path}`, {
         method: hot.method,
-        headers: hot.body === undefined ? {} : { 'content-type': 'application/json' },
-        body: hot.body === undefined ? undefined : JSON.stringify(hot.body),
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await reply.text();
       if (!reply.ok) throw new Error(`${hot.method} ${hot.path}: ${reply.status} ${text.slice(0, 300)}`);
+      previous = JSON.parse(text) as unknown;
       const statements = captured.filter((s) => READ.test(s.sql) || WRITE.test(s.sql));
       print(`\n### ${hot.name}: ${hot.method} ${hot.path.length > 90 ? `${hot.path.slice(0, 90)}…` : hot.path} (${statements.length} statements)`);
       for (const statement of statements) {
-        const analyse = READ.test(statement.sql);
+        const analyse = READ.test(statement.sql) && !WRITES_INSIDE.test(statement.sql);
         const options = analyse ? 'ANALYZE, BUFFERS, COSTS OFF' : 'COSTS OFF';
         const { rows } = await plain.query<{ 'QUERY PLAN': string }>(`EXPLAIN (${options}) ${statement.sql}`, statement.params);
         print(`-- ${statement.sql.replace(/\s+/g, ' ').slice(0, 200)}${statement.sql.length > 200 ? ' …' : ''}`);

@@ -8,7 +8,8 @@
  *
  * Environment: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/bench), BENCH_SECONDS
  * per measurement (default 10), BENCH_CONNECTIONS (default 10), BENCH_MIN_ORDERS (default 1000000),
- * BENCH_ONLY (measure only the paths whose name contains this text; while working on one path).
+ * BENCH_ONLY (measure only the paths whose name contains one of these comma-separated texts; while
+ * working on one path).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -24,7 +25,7 @@ const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@12
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const MIN_ORDERS = Number(process.env.BENCH_MIN_ORDERS ?? 1_000_000);
-const ONLY = process.env.BENCH_ONLY;
+const ONLY = process.env.BENCH_ONLY?.split(',').filter(Boolean);
 /** How deep the deep pages go: 100,000 orders, or half of a smaller book. */
 let DEEP_OFFSET = 100_000;
 const PORTS = { ours: 4000, oursCold: 4001, floor: 4100, postgraphile: 4200 };
@@ -98,6 +99,7 @@ async function sequential(url: string, count: number, gapMs: number): Promise<Fi
     if (!reply.ok) throw new Error(`${url}: ${reply.status} ${await reply.text()}`);
     await reply.arrayBuffer();
     times.push(performance.now() - started);
+    if (process.env.BENCH_TRACE) console.log(`    ${url}: ${(performance.now() - started).toFixed(1)} ms`);
     await new Promise((r) => setTimeout(r, gapMs));
   }
   times.sort((a, b) => a - b);
@@ -152,6 +154,22 @@ const Q = {
 const BTC_ADDRESS = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
 const EVM_ADDRESS = '0x4c1a6f5963Caa654d1D7C6D76F9d34aE10C86cb3';
 
+const QUOTE_BODY = { source: { asset: 'bitcoin:btc', amount: '1000000' }, destination: { asset: 'ethereum:wbtc' } };
+
+interface QuoteReply {
+  quote_id: string;
+  destination: { amount: string };
+}
+
+/** A new user's order on `quote`, with a fresh commitment. */
+const orderBody = (quote: QuoteReply) => ({
+  user_id: `bench-${randomBytes(3).toString('hex')}`,
+  quote_id: quote.quote_id,
+  source: { asset: 'bitcoin:btc', recipient: BTC_ADDRESS, amount: '1000000' },
+  destination: { asset: 'ethereum:wbtc', recipient: EVM_ADDRESS, amount: quote.destination.amount },
+  commitment_hash: randomBytes(32).toString('hex'),
+});
+
 /** POST /quotes then POST /orders with that quote, per connection, over and over. */
 function quoteThenOrder(): Request[] {
   return [
@@ -159,26 +177,14 @@ function quoteThenOrder(): Request[] {
       method: 'POST',
       path: '/quotes',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ source: { asset: 'bitcoin:btc', amount: '1000000' }, destination: { asset: 'ethereum:wbtc' } }),
-      onResponse: (_status, body, context) => void (context.quote = JSON.parse(body).result),
+      body: JSON.stringify(QUOTE_BODY),
+      onResponse: (_status, body, context) => void (context.quote = (JSON.parse(body) as { result: QuoteReply }).result),
     },
     {
       method: 'POST',
       path: '/orders',
       headers: { 'content-type': 'application/json' },
-      setupRequest: (req, context) => {
-        const quote = context.quote as { quote_id: string; destination: { amount: string } };
-        return {
-          ...req,
-          body: JSON.stringify({
-            user_id: `bench-${randomBytes(3).toString('hex')}`,
-            quote_id: quote.quote_id,
-            source: { asset: 'bitcoin:btc', recipient: BTC_ADDRESS, amount: '1000000' },
-            destination: { asset: 'ethereum:wbtc', recipient: EVM_ADDRESS, amount: quote.destination.amount },
-            commitment_hash: randomBytes(32).toString('hex'),
-          }),
-        };
-      },
+      setupRequest: (req, context) => ({ ...req, body: JSON.stringify(orderBody(context.quote as QuoteReply)) }),
     },
   ];
 }
@@ -271,7 +277,7 @@ async function main(): Promise<void> {
 
   const rows: Row[] = [];
   const measure = async (row: Omit<Row, 'ours' | 'floor' | 'peer'>, ours: () => Promise<Figures>, floor?: () => Promise<Figures>, peer?: () => Promise<Figures>) => {
-    if (ONLY && !row.path.includes(ONLY)) return;
+    if (ONLY && !ONLY.some((text) => row.path.includes(text))) return;
     process.stdout.write(`  ${row.path} ...`);
     const result: Row = { ...row, ours: await ours(), floor: await floor?.(), peer: await peer?.() };
     rows.push(result);
@@ -343,6 +349,9 @@ async function main(): Promise<void> {
       { name: `deep page, offset ${DEEP_OFFSET}`, method: 'GET', path: `/orders?page=${deepPage}&limit=20` },
       { name: 'deep page, keyset', method: 'POST', path: '/graphql', body: { query: Q.oursKeyset, variables: { after: oursCursor } } },
       { name: 'stats, cold', method: 'GET', path: '/stats' },
+      { name: 'create: the quote', method: 'POST', path: '/quotes', body: QUOTE_BODY },
+      // The order consumes the quote the step before answered with.
+      { name: 'create: the order', method: 'POST', path: '/orders', body: (quote) => orderBody((quote as { result: QuoteReply }).result) },
     ],
     (line) => console.log(line),
   );
