@@ -9,7 +9,7 @@
  * Environment: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/bench), BENCH_SECONDS
  * per measurement (default 10), BENCH_CONNECTIONS (default 10), BENCH_MIN_ORDERS (default 1000000),
  * BENCH_ONLY (measure only the paths whose name contains one of these comma-separated texts; while
- * working on one path).
+ * working on one path), BENCH_TRACE (print each cold /stats request's time).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
