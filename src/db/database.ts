@@ -14,7 +14,7 @@ export type QueryListener = (sql: string, params: string) => void;
 
 export interface Database {
   prisma: PrismaClient;
-  /** The hot list reads, through the driver adapter under Prisma Client (see row-store.ts). */
+  /** The hot paths (list pages, quote and order writes), on the driver adapter under Prisma Client (row-store.ts). */
   rows: RowStore;
   kind: DatabaseKind;
   /** Cheap round trip for /ready. */

@@ -78,7 +78,7 @@ interface OrderPageShape {
 }
 
 /**
- * A page's rows come through the row reader (src/db/row-store.ts), below Prisma Client: these are
+ * A page's rows come through the row store (src/db/row-store.ts), below Prisma Client: these are
  * the hottest reads, and Prisma Client's own CPU per query exceeds the query's.
  *
  * Deferred join for every filtered page: the page's ids from an index alone (through Prisma, which
