@@ -101,7 +101,9 @@ export async function countByStatus(prisma: PrismaClient, statuses: OrderStatus[
   if (statuses === 'all') return rows.reduce((sum, row) => sum + Number(row.orders), 0);
   // Orders of a stage the clock has not turned yet: pending before the deadline, awaiting before dest expiry.
   const notTurned = (stage: (typeof AWAITING_DESTINATION)[number]) => prisma.order.count({ where: statusWhere(stage, now) });
-  const livePending = async () => (await countLivePending(prisma, now, { all: null })).all;
+  // Read once, though `pending` and `expired` may both ask.
+  let live: Promise<number> | undefined;
+  const livePending = () => (live ??= countLivePending(prisma, now, { all: null }).then((counts) => counts.all));
   const counts = await Promise.all(
     statuses.map(async (status): Promise<number> => {
       switch (status) {

@@ -98,8 +98,9 @@ async function sequential(url: string, count: number, gapMs: number): Promise<Fi
     const reply = await fetch(url);
     if (!reply.ok) throw new Error(`${url}: ${reply.status} ${await reply.text()}`);
     await reply.arrayBuffer();
-    times.push(performance.now() - started);
-    if (process.env.BENCH_TRACE) console.log(`    ${url}: ${(performance.now() - started).toFixed(1)} ms`);
+    const elapsed = performance.now() - started;
+    times.push(elapsed);
+    if (process.env.BENCH_TRACE) console.log(`    ${url}: ${elapsed.toFixed(1)} ms`);
     await new Promise((r) => setTimeout(r, gapMs));
   }
   times.sort((a, b) => a - b);
