@@ -136,7 +136,7 @@ function runDocument(yoga: App, request: Request): RunDocument {
     const { execute, contextFactory, schema: enveloped } = yoga.getEnveloped({ request });
     const contextValue = (await contextFactory()) as unknown as GraphQLContext;
     const result = await execute({ schema: enveloped, document: documents[name], variableValues: variables, contextValue });
-    if (!('data' in result)) throw new Error('unexpected streamed result');
+    if (Symbol.asyncIterator in result) throw new Error('unexpected streamed result');
     const [first] = result.errors ?? [];
     if (first) throw asDomainError(first);
     return { data: (result.data ?? {}) as Record<string, unknown>, cacheMaxAgeSecs: contextValue.cacheMaxAgeSecs };
@@ -149,6 +149,8 @@ function asDomainError(error: GraphQLError): DomainError {
   if (typeof code === 'string' && code !== 'INTERNAL' && code in ERROR_STATUS) {
     return new DomainError(code as keyof typeof ERROR_STATUS, error.message);
   }
+  // The documents are fixed and valid: an error outside any field can only be the variables refused.
+  if (!error.originalError && !error.path) return new DomainError('BAD_REQUEST', error.message);
   return new DomainError('INTERNAL', 'internal server error');
 }
 

@@ -9,7 +9,7 @@ import { openPglite, openPostgres, type Database } from '../../src/db/database.t
 import { isValidAddress } from '../../src/domain/addresses.ts';
 import type { DomainDeps } from '../../src/domain/deps.ts';
 import { factsOf, recordEscrowEvent } from '../../src/domain/escrow-events.ts';
-import { buildOrder, createOrder, requestFingerprint, type CreateOrderRequest } from '../../src/domain/orders.ts';
+import { buildOrder, createOrder, requestFingerprint, type CreateOrderCommand } from '../../src/domain/orders.ts';
 import { createQuote, priceQuote, resolvePair } from '../../src/domain/quotes.ts';
 import type { Asset, Chain, Registry } from '../../src/domain/registry/registry.ts';
 import { deriveStage, ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere, type OrderStatus } from '../../src/domain/status.ts';
@@ -592,8 +592,6 @@ export function planSeed(
 // ---------------------------------------------------------------------------------------------
 // Seeding through the domain rules
 
-const iso = (secs: number) => new Date(secs * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
 function emptyCounts(): Record<OrderStatus, number> {
   return Object.fromEntries(ORDER_STATUSES.map((s) => [s, 0])) as Record<OrderStatus, number>;
 }
@@ -695,20 +693,20 @@ async function seedThroughDomain(deps: DomainDeps, clock: SeedClock, plan: Plan,
 
     clock.at(order.createdAt - order.quoteLead);
     const quote = await createQuote(deps, {
-      source: { asset: route.source.id, amount: order.amount.toString() },
+      source: { asset: route.source.id, amount: order.amount },
       destination: { asset: route.destination.id },
     });
     clock.at(order.createdAt);
     const { orderId } = await createOrder(deps, {
-      user_id: user.id,
-      quote_id: quote.id,
-      source: { asset: route.source.id, recipient: userAddress(user, route.sourceChain), amount: order.amount.toString() },
+      userId: user.id,
+      quoteId: quote.id,
+      source: { asset: route.source.id, recipient: userAddress(user, route.sourceChain), amount: order.amount },
       destination: {
         asset: route.destination.id,
         recipient: userAddress(user, route.destChain),
-        amount: quote.destAmount.toFixed(),
+        amount: BigInt(quote.destAmount.toFixed()),
       },
-      commitment_hash: commitmentHash,
+      commitmentHash,
     });
     orderIds.push(orderId);
 
@@ -722,9 +720,9 @@ async function seedThroughDomain(deps: DomainDeps, clock: SeedClock, plan: Plan,
         clock.at(event.seenAt);
         await recordEscrowEvent(deps, event.side === 'source' ? sourceSwapId : destinationSwapId, {
           kind: event.kind,
-          tx_hash: txHash(chain),
-          block_number: blockAt(chain, event.at),
-          timestamp: iso(event.at),
+          txHash: txHash(chain),
+          blockNumber: BigInt(blockAt(chain, event.at)),
+          timestamp: new Date(event.at * 1000),
           ...(event.kind === 'claim' ? { commitment: secret.toString('hex') } : {}),
         });
         events++;
@@ -819,9 +817,9 @@ async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedClock, plan
       const commitmentHash = createHash('sha256').update(secret).digest('hex');
 
       clock.at(order.createdAt - order.quoteLead);
-      const quote = await priceQuote(deps, { sourceAsset: route.source.id, sourceAmount: order.amount, destAsset: route.destination.id });
+      const quote = await priceQuote(deps, { source: { asset: route.source.id, amount: order.amount }, destination: { asset: route.destination.id } });
       clock.at(order.createdAt);
-      const request: CreateOrderRequest = {
+      const request: CreateOrderCommand = {
         userId: user.id,
         quoteId: quote.id,
         source: { asset: route.source.id, recipient: userAddress(user, route.sourceChain), amount: order.amount },

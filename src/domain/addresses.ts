@@ -40,10 +40,13 @@ export function normalizeAddress(chain: AddressChain, address: string): string {
 
 /** A client-supplied address for `chain`, normalised; a 400 naming the field otherwise. */
 export function assertAddress(chain: AddressChain, address: string, field: string): string {
-  if (!isValidAddress(chain, address)) {
-    throw badRequest(`${field} must be a valid ${chain.name} address (${ADDRESS_RULE[chain.kind]})`);
-  }
+  if (!isValidAddress(chain, address)) throw badRequest(`${field} ${addressRule(chain)}`);
   return normalizeAddress(chain, address);
+}
+
+/** The rule an address for `chain` breaks, for a message after the field's name. */
+export function addressRule(chain: AddressChain): string {
+  return `must be a valid ${chain.name} address (${ADDRESS_RULE[chain.kind]})`;
 }
 
 const ADDRESS_RULE: Record<Chain['kind'], string> = {

@@ -1,8 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Intent, Prisma } from '../generated/prisma/client.ts';
 import type { DomainDeps } from './deps.ts';
-import { DomainError, badRequest, notFound } from './errors.ts';
-import { requireHex32, requireObject, requireString, requireTimestamp } from './input.ts';
+import { z } from 'zod';
+import { DomainError, notFound } from './errors.ts';
+import { hex32, object, text, timestamp } from './input.ts';
 import { deriveStage, type EscrowFacts } from './status.ts';
 
 /**
@@ -11,7 +12,8 @@ import { deriveStage, type EscrowFacts } from './status.ts';
  * produce for one escrow is refused (409, nothing changed); the same event again is a no-op.
  */
 
-export type EscrowEventKind = 'create' | 'claim' | 'cancel';
+export const ESCROW_EVENT_KINDS = ['create', 'claim', 'cancel'] as const;
+export type EscrowEventKind = (typeof ESCROW_EVENT_KINDS)[number];
 
 export interface EscrowEvent {
   kind: EscrowEventKind;
@@ -22,31 +24,32 @@ export interface EscrowEvent {
   commitment?: string;
 }
 
-const KINDS: readonly EscrowEventKind[] = ['create', 'claim', 'cancel'];
 const TX_HASH = /^(?:0x)?[0-9a-zA-Z]{8,128}$/;
+const BLOCK_NUMBER_RULE = 'must be a non-negative integer';
 
-export function parseEscrowEvent(body: unknown): EscrowEvent {
-  const input = requireObject(body, 'body');
-  const kind = requireString(input.kind, 'kind', 16);
-  if (!(KINDS as readonly string[]).includes(kind)) throw badRequest('kind must be one of create, claim, cancel');
-  const txHash = requireString(input.tx_hash, 'tx_hash', 130);
-  if (!TX_HASH.test(txHash)) throw badRequest('tx_hash must be a transaction hash (8 to 128 letters or digits, optional 0x)');
-  const blockNumber = input.block_number;
-  if (typeof blockNumber !== 'number' || !Number.isSafeInteger(blockNumber) || blockNumber < 0) {
-    throw badRequest('block_number must be a non-negative integer');
+/** An escrow event as a watcher reports it (the swap id is the path, or its own GraphQL field). */
+export const EscrowEventSchema = object({
+  kind: z.enum(ESCROW_EVENT_KINDS, {
+    error: (issue) => (issue.input == null ? 'is required' : `must be one of ${ESCROW_EVENT_KINDS.join(', ')}`),
+  }),
+  txHash: text(130)
+    .regex(TX_HASH, { error: 'must be a transaction hash (8 to 128 letters or digits, optional 0x)', abort: true })
+    .transform((value) => (value.startsWith('0x') ? value.toLowerCase() : value)),
+  blockNumber: z
+    .int({ error: BLOCK_NUMBER_RULE })
+    .nonnegative({ error: BLOCK_NUMBER_RULE, abort: true })
+    .transform((value) => BigInt(value)),
+  timestamp: timestamp.refine((date) => date.getMilliseconds() === 0, { error: 'must be in whole seconds', abort: true }),
+  commitment: hex32.nullish(),
+}).transform((input, ctx): EscrowEvent => {
+  const { commitment, ...event } = input;
+  if (event.kind !== 'claim') {
+    if (commitment != null) ctx.issues.push({ code: 'custom', path: ['commitment'], message: 'is only sent with a claim', input });
+    return event;
   }
-  const timestamp = requireTimestamp(input.timestamp, 'timestamp');
-  if (timestamp.getMilliseconds() !== 0) throw badRequest('timestamp must be in whole seconds');
-  const event: EscrowEvent = {
-    kind: kind as EscrowEventKind,
-    txHash: txHash.startsWith('0x') ? txHash.toLowerCase() : txHash,
-    blockNumber: BigInt(blockNumber),
-    timestamp,
-  };
-  if (event.kind === 'claim') event.commitment = requireHex32(input.commitment, 'commitment');
-  else if (input.commitment != null) throw badRequest('commitment is only sent with a claim');
-  return event;
-}
+  if (commitment == null) ctx.issues.push({ code: 'custom', path: ['commitment'], message: 'is required', input });
+  return { ...event, commitment: commitment ?? undefined };
+});
 
 /** sha256(bytes(secret)) == commitment_hash, compared in constant time. */
 export function secretMatches(secretHex: string, commitmentHash: string): boolean {
@@ -139,10 +142,9 @@ export interface RecordedEvent {
 }
 
 /** Records one escrow event, moves the order's stage, and announces the change. */
-export async function recordEscrowEvent(deps: DomainDeps, swapIdInput: string, body: unknown): Promise<RecordedEvent> {
+export async function recordEscrowEvent(deps: DomainDeps, swapIdInput: string, event: EscrowEvent): Promise<RecordedEvent> {
   const swapId = swapIdInput.toLowerCase().replace(/^0x/, '');
   if (!/^[0-9a-f]{64}$/.test(swapId)) throw notFound(`intent ${swapIdInput} not found`);
-  const event = parseEscrowEvent(body);
 
   const result = await deps.prisma.$transaction(async (tx) => {
     const intent = await tx.intent.findUnique({

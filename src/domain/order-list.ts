@@ -1,7 +1,7 @@
 import type { Prisma, PrismaClient, Stage } from '../generated/prisma/client.ts';
 import { badRequest } from './errors.ts';
 import { countLivePending } from './live-pending.ts';
-import { requireAssetId, requireIntInRange, requireString, requireTimestamp } from './input.ts';
+import { assetId, intInRange, parseField, text, timestamp } from './input.ts';
 import type { Registry } from './registry/registry.ts';
 import { AWAITING_DESTINATION, ORDER_STATUSES, statusWhere, type OrderStatus } from './status.ts';
 
@@ -16,8 +16,8 @@ export interface Pagination {
 /** page >= 1 (default 1), limit 1..100 (default 20); numbers or decimal strings. */
 export function parsePagination(input: { page?: unknown; limit?: unknown }): Pagination {
   return {
-    page: input.page == null ? 1 : requireIntInRange(input.page, 'page', 1, Number.MAX_SAFE_INTEGER),
-    limit: input.limit == null ? DEFAULT_LIMIT : requireIntInRange(input.limit, 'limit', 1, MAX_LIMIT),
+    page: input.page == null ? 1 : parseField(intInRange(1, Number.MAX_SAFE_INTEGER), input.page, 'page'),
+    limit: input.limit == null ? DEFAULT_LIMIT : parseField(intInRange(1, MAX_LIMIT), input.limit, 'limit'),
   };
 }
 
@@ -46,7 +46,7 @@ export function parseStatuses(value: unknown): OrderStatus[] {
 }
 
 function listedChain(registry: Registry, value: unknown, field: string): string {
-  const chain = requireString(value, field, 64).toLowerCase();
+  const chain = parseField(text(64), value, field).toLowerCase();
   if (!registry.chain(chain)) throw badRequest(`${field} must be a listed chain id (see GET /chains)`);
   return chain;
 }
@@ -60,7 +60,7 @@ export function orderFilterWhere(registry: Registry, filter: OrderFilterInput, n
   if (filter.sourceChain != null) and.push({ sourceChain: listedChain(registry, filter.sourceChain, 'source_chain') });
   if (filter.destChain != null) and.push({ destChain: listedChain(registry, filter.destChain, 'dest_chain') });
   if (filter.asset != null) {
-    const asset = requireAssetId(filter.asset, 'asset');
+    const asset = parseField(assetId, filter.asset, 'asset');
     if (!registry.asset(asset)) throw badRequest('asset must be a listed asset id (see GET /assets)');
     and.push({ OR: [{ sourceAsset: asset }, { destAsset: asset }] });
   }
@@ -72,7 +72,7 @@ export function orderFilterWhere(registry: Registry, filter: OrderFilterInput, n
 }
 
 function asDate(value: unknown, field: string): Date {
-  return value instanceof Date ? value : requireTimestamp(value, field);
+  return parseField(timestamp, value, field);
 }
 
 /** Newest first, order_id as the tie-break, so pages are stable. */

@@ -1,57 +1,57 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { isDriverAdapterError } from '@prisma/driver-adapter-utils';
 import { Prisma, type Intent, type Order, type Quote } from '../generated/prisma/client.ts';
-import { assertAddress } from './addresses.ts';
-import { parseAmount } from './amounts.ts';
+import type { z } from 'zod';
+import { addressRule, isValidAddress, normalizeAddress } from './addresses.ts';
+import { amount } from './amounts.ts';
 import type { DomainDeps } from './deps.ts';
 import { DomainError, conflict, notFound } from './errors.ts';
-import { requireAssetId, requireHex32, requireObject, requireString, toSeconds } from './input.ts';
+import { assetId, hex32, object, parseField, text, toSeconds } from './input.ts';
 import { usdValue } from './prices.ts';
 import { resolvePair, type ListedPair } from './quotes.ts';
 import type { Registry } from './registry/registry.ts';
 
-/** A create-order request after shape checks, in canonical form (seed 2.4). */
-export interface CreateOrderRequest {
-  userId: string;
-  quoteId: string;
-  source: OrderLeg;
-  destination: OrderLeg;
-  commitmentHash: string;
-}
-
-interface OrderLeg {
-  asset: string;
-  recipient: string;
-  amount: bigint;
-}
+const orderLeg = object({
+  asset: assetId,
+  recipient: text(128),
+  amount,
+});
 
 /**
- * Shape and formats (400), each with its own message. Recipients are checked against the chain of
- * their asset when the registry knows it; an unlisted asset is the registry's 422, reported after
- * the quote checks like every other mismatch.
+ * A create-order request: shape and formats (400), each with its own message. The quote checks
+ * (404, 410, 409) and the match with the quote (422) come after, in createOrder.
  */
-export function parseCreateOrderRequest(registry: Registry, body: unknown): CreateOrderRequest {
-  const input = requireObject(body, 'body');
-  const userId = requireString(input.user_id, 'user_id', 128);
-  const quoteId = requireString(input.quote_id, 'quote_id', 128);
-  const source = parseLeg(registry, input.source, 'source');
-  const destination = parseLeg(registry, input.destination, 'destination');
-  const commitmentHash = requireHex32(input.commitment_hash, 'commitment_hash');
-  return { userId, quoteId, source, destination, commitmentHash };
-}
+export const CreateOrderSchema = object({
+  userId: text(128),
+  quoteId: text(128),
+  source: orderLeg,
+  destination: orderLeg,
+  commitmentHash: hex32,
+});
 
-function parseLeg(registry: Registry, value: unknown, field: string): OrderLeg {
-  const leg = requireObject(value, field);
-  const asset = requireAssetId(leg.asset, `${field}.asset`);
-  let recipient = requireString(leg.recipient, `${field}.recipient`, 128);
-  const chain = registry.chain(registry.asset(asset)?.chain ?? '');
-  if (chain) recipient = assertAddress(chain, recipient, `${field}.recipient`);
-  const amount = parseAmount(leg.amount, `${field}.amount`);
-  return { asset, recipient, amount };
+/** A create-order request in canonical form: lowercase hashes and asset ids, normalised recipients. */
+export type CreateOrderCommand = z.output<typeof CreateOrderSchema>;
+
+/**
+ * CreateOrderInput with the recipients checked against the chain of their asset and normalised,
+ * when the registry knows the asset; an unlisted asset is the registry's 422, reported after the
+ * quote checks like every other mismatch.
+ */
+export function createOrderSchemaFor(registry: Registry) {
+  return CreateOrderSchema.transform((command, ctx) => {
+    for (const side of ['source', 'destination'] as const) {
+      const leg = command[side];
+      const chain = registry.chain(registry.asset(leg.asset)?.chain ?? '');
+      if (!chain) continue;
+      if (isValidAddress(chain, leg.recipient)) leg.recipient = normalizeAddress(chain, leg.recipient);
+      else ctx.issues.push({ code: 'custom', path: [side, 'recipient'], message: addressRule(chain), input: leg.recipient });
+    }
+    return command;
+  });
 }
 
 /** Fingerprint of a request, to tell an exact replay (200, same order) from a different one (409). */
-export function requestFingerprint(request: CreateOrderRequest): string {
+export function requestFingerprint(request: CreateOrderCommand): string {
   const canonical = JSON.stringify([
     request.userId,
     request.quoteId,
@@ -99,8 +99,7 @@ export interface CreatedOrder {
  * Creates an order from a quote, consuming the quote exactly once (CONTRACT 4.1).
  * Order of checks: shape (400), quote (404, 410, 409), match (422).
  */
-export async function createOrder(deps: DomainDeps, body: unknown): Promise<CreatedOrder> {
-  const request = parseCreateOrderRequest(deps.registry, body);
+export async function createOrder(deps: DomainDeps, request: CreateOrderCommand): Promise<CreatedOrder> {
   const fingerprint = requestFingerprint(request);
   // A lost race for the quote finds it consumed after all; the second pass then sees the winner's
   // order and answers as a replay or a 409.
@@ -124,7 +123,7 @@ export async function createOrder(deps: DomainDeps, body: unknown): Promise<Crea
 const commitmentReused = () => conflict('commitment_hash is already used by another order: use a fresh secret');
 
 /** The order, a replay's answer, or null when another request consumed the quote meanwhile. */
-async function createOrderOnce(deps: DomainDeps, request: CreateOrderRequest, fingerprint: string): Promise<CreatedOrder | null> {
+async function createOrderOnce(deps: DomainDeps, request: CreateOrderCommand, fingerprint: string): Promise<CreatedOrder | null> {
   // Every check reads the quote unlocked: all it checks (pair, amounts, expiry) never changes, and
   // its consumption is decided by the conditional write below.
   const quote = await deps.rows.quoteById(request.quoteId);
@@ -150,7 +149,7 @@ async function createOrderOnce(deps: DomainDeps, request: CreateOrderRequest, fi
 }
 
 /** The request must be the quote's own pair and amounts (422). */
-function matchQuote(deps: DomainDeps, request: CreateOrderRequest, quote: Quote): ListedPair {
+function matchQuote(deps: DomainDeps, request: CreateOrderCommand, quote: Quote): ListedPair {
   if (request.source.asset !== quote.sourceAsset) {
     throw new DomainError('QUOTE_MISMATCH', `source.asset must be the quote's source asset ${quote.sourceAsset}`);
   }
@@ -171,7 +170,7 @@ function matchQuote(deps: DomainDeps, request: CreateOrderRequest, quote: Quote)
 /** The order row and both intent rows, as createOrder stores them (the bulk seed stores them itself). */
 export function buildOrder(
   deps: Pick<DomainDeps, 'config'>,
-  request: CreateOrderRequest,
+  request: CreateOrderCommand,
   quote: Quote,
   pair: ListedPair,
   orderId: string,
@@ -288,7 +287,7 @@ export function orderIdOrNotFound(orderId: string): string {
 
 /** User ids are opaque strings chosen by clients: any printable text up to 128 characters. */
 export function parseUserId(value: unknown): string {
-  return requireString(value, 'user_id', 128);
+  return parseField(CreateOrderSchema.shape.userId, value, 'user_id');
 }
 
 export function assertFound<T>(order: T | null, orderId: string): T {

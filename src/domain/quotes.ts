@@ -1,29 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import type { Prisma, Quote } from '../generated/prisma/client.ts';
-import { parseAmount } from './amounts.ts';
+import type { z } from 'zod';
+import { amount } from './amounts.ts';
 import type { DomainDeps } from './deps.ts';
 import { notFound, unprocessable } from './errors.ts';
-import { requireAssetId, requireObject, toSeconds } from './input.ts';
+import { assetId, object, toSeconds } from './input.ts';
 import { destinationAmount } from './prices.ts';
 import type { Asset, Chain } from './registry/registry.ts';
 
-export interface QuoteRequest {
-  sourceAsset: string;
-  sourceAmount: bigint;
-  destAsset: string;
-}
+/** A quote request: shape and formats (400); the registry's word on the pair comes after (422). */
+export const CreateQuoteSchema = object({
+  source: object({ asset: assetId, amount }),
+  destination: object({ asset: assetId }),
+});
 
-/** Shape and formats first (400), in field order. */
-export function parseQuoteRequest(body: unknown): QuoteRequest {
-  const input = requireObject(body, 'body');
-  const source = requireObject(input.source, 'source');
-  const destination = requireObject(input.destination, 'destination');
-  return {
-    sourceAsset: requireAssetId(source.asset, 'source.asset'),
-    sourceAmount: parseAmount(source.amount, 'source.amount'),
-    destAsset: requireAssetId(destination.asset, 'destination.asset'),
-  };
-}
+export type CreateQuoteCommand = z.output<typeof CreateQuoteSchema>;
 
 export interface ListedPair {
   sourceAsset: Asset;
@@ -50,20 +41,21 @@ export function resolvePair(deps: Pick<DomainDeps, 'registry'>, sourceId: string
   return { sourceAsset, sourceChain, destAsset, destChain };
 }
 
-export async function createQuote(deps: DomainDeps, body: unknown): Promise<Quote> {
-  return deps.rows.insertQuote(await priceQuote(deps, parseQuoteRequest(body)));
+export async function createQuote(deps: DomainDeps, command: CreateQuoteCommand): Promise<Quote> {
+  return deps.rows.insertQuote(await priceQuote(deps, command));
 }
 
 /** Every check and the price of a quote, without storing it (the bulk seed stores quotes itself). */
 export async function priceQuote(
   deps: Pick<DomainDeps, 'registry' | 'prices' | 'config' | 'now'>,
-  request: QuoteRequest,
+  command: CreateQuoteCommand,
 ): Promise<Prisma.QuoteCreateInput & { id: string }> {
-  const pair = resolvePair(deps, request.sourceAsset, request.destAsset);
+  const sourceAmount = command.source.amount;
+  const pair = resolvePair(deps, command.source.asset, command.destination.asset);
   const { sourceAsset, destAsset } = pair;
   const min = BigInt(sourceAsset.min_amount);
   const max = BigInt(sourceAsset.max_amount);
-  if (request.sourceAmount < min || request.sourceAmount > max) {
+  if (sourceAmount < min || sourceAmount > max) {
     throw unprocessable(
       `source.amount must be between ${sourceAsset.min_amount} and ${sourceAsset.max_amount} base units of ${sourceAsset.id}`,
     );
@@ -74,7 +66,7 @@ export async function priceQuote(
   ]);
   const feeBips = deps.registry.feeBips;
   const destAmount = destinationAmount({
-    sourceAmount: request.sourceAmount,
+    sourceAmount,
     sourceDecimals: sourceAsset.decimals,
     destDecimals: destAsset.decimals,
     sourcePriceUsd,
@@ -87,7 +79,7 @@ export async function priceQuote(
   return {
     id: newQuoteId(),
     sourceAsset: sourceAsset.id,
-    sourceAmount: request.sourceAmount.toString(),
+    sourceAmount: sourceAmount.toString(),
     destAsset: destAsset.id,
     destAmount: destAmount.toString(),
     sourceTokenPrice: sourcePriceUsd,

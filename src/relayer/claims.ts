@@ -1,8 +1,9 @@
+import type { z } from 'zod';
 import type { RelayerClaim } from '../generated/prisma/client.ts';
 import type { DomainDeps } from '../domain/deps.ts';
 import { DomainError, badRequest, notFound } from '../domain/errors.ts';
 import { secretMatches } from '../domain/escrow-events.ts';
-import { requireHex32, requireObject, requireString } from '../domain/input.ts';
+import { hex32, object, text } from '../domain/input.ts';
 import { orderIdOrNotFound } from '../domain/orders.ts';
 
 /**
@@ -10,22 +11,13 @@ import { orderIdOrNotFound } from '../domain/orders.ts';
  * can still be claimed with this secret; it is stored before the 202 and processed by the worker.
  */
 
-export interface ClaimRequest {
-  orderId: string;
-  commitment: string;
-}
+export const SubmitClaimSchema = object({ orderId: text(66), commitment: hex32 });
 
-export function parseClaimRequest(body: unknown): ClaimRequest {
-  const input = requireObject(body, 'body');
-  const orderId = requireString(input.order_id, 'order_id', 66);
-  const commitment = requireHex32(input.commitment, 'commitment');
-  return { orderId, commitment };
-}
+export type SubmitClaimCommand = z.output<typeof SubmitClaimSchema>;
 
 const wrongState = (message: string) => new DomainError('CONFLICT', message);
 
-export async function submitClaim(deps: DomainDeps, body: unknown): Promise<RelayerClaim> {
-  const request = parseClaimRequest(body);
+export async function requestClaim(deps: DomainDeps, request: SubmitClaimCommand): Promise<RelayerClaim> {
   const orderId = orderIdOrNotFound(request.orderId);
   const order = await deps.prisma.order.findUnique({
     where: { id: orderId },

@@ -17,7 +17,7 @@ export interface SimulatedChainOptions {
    * Where the simulated watcher reports the mined claim: the same ingestion path as
    * POST /intents/{swap_id}/events.
    */
-  ingest: (swapId: string, event: Record<string, unknown>) => Promise<void>;
+  ingest: (swapId: string, event: EscrowEvent) => Promise<void>;
   now: () => Date;
   onError?: (error: unknown) => void;
 }
@@ -72,9 +72,9 @@ export class SimulatedChain implements ChainAdapter {
     try {
       await this.options.ingest(claim.swapId, {
         kind: 'claim',
-        tx_hash: txHash,
-        block_number: Number(claim.blockNumber),
-        timestamp: timestamp.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        txHash,
+        blockNumber: claim.blockNumber,
+        timestamp,
         commitment: claim.secret,
       });
     } catch (error) {

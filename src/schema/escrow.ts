@@ -1,9 +1,13 @@
 import { DomainError } from '../domain/errors.ts';
-import { recordEscrowEvent } from '../domain/escrow-events.ts';
+import { ESCROW_EVENT_KINDS, EscrowEventSchema, recordEscrowEvent } from '../domain/escrow-events.ts';
+import { parseInput } from '../domain/input.ts';
 import { builder } from './builder.ts';
 
 const EscrowEventKind = builder.enumType('EscrowEventKind', {
-  values: { CREATE: { value: 'create' }, CLAIM: { value: 'claim' }, CANCEL: { value: 'cancel' } } as const,
+  values: Object.fromEntries(ESCROW_EVENT_KINDS.map((kind) => [kind.toUpperCase(), { value: kind }])) as Record<
+    Uppercase<(typeof ESCROW_EVENT_KINDS)[number]>,
+    { value: (typeof ESCROW_EVENT_KINDS)[number] }
+  >,
 });
 
 const RecordEscrowEventInput = builder.inputType('RecordEscrowEventInput', {
@@ -24,13 +28,8 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: RecordEscrowEventInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       if (!ctx.isWatcher) throw new DomainError('UNAUTHENTICATED', 'recording escrow events needs Authorization: Bearer <WATCHER_KEY>');
-      const { orderId } = await recordEscrowEvent(ctx, input.swapId, {
-        kind: input.kind,
-        tx_hash: input.txHash,
-        block_number: input.blockNumber,
-        timestamp: input.timestamp.toISOString().replace(/\.000Z$/, 'Z'),
-        commitment: input.commitment ?? undefined,
-      });
+      const { swapId, ...event } = input;
+      const { orderId } = await recordEscrowEvent(ctx, swapId, parseInput(EscrowEventSchema, event));
       return ctx.prisma.order.findUniqueOrThrow({ ...query, where: { id: orderId } });
     },
   }),

@@ -10,7 +10,15 @@ import {
   parsePagination,
   type OrderFilterInput,
 } from '../domain/order-list.ts';
-import { assertFound, createOrder, orderIdOrNotFound, parseUserId, type CreatedOrder } from '../domain/orders.ts';
+import { parseInput } from '../domain/input.ts';
+import {
+  assertFound,
+  createOrder,
+  createOrderSchemaFor,
+  orderIdOrNotFound,
+  parseUserId,
+  type CreatedOrder,
+} from '../domain/orders.ts';
 import { ORDER_STATUSES, statusAt, type OrderStatus } from '../domain/status.ts';
 import type { Intent as IntentRow, Order as OrderRow, Prisma } from '../generated/prisma/client.ts';
 import { builder } from './builder.ts';
@@ -286,13 +294,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateOrderInput, required: true }) },
     resolve: (_root, { input }, ctx) => {
       requireWriter(ctx);
-      return createOrder(ctx, {
-        user_id: input.userId,
-        quote_id: input.quoteId,
-        source: input.source,
-        destination: input.destination,
-        commitment_hash: input.commitmentHash,
-      });
+      return createOrder(ctx, parseInput(createOrderSchemaFor(ctx.registry), input));
     },
   }),
 }));

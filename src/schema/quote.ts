@@ -1,5 +1,6 @@
 import { requireWriter } from '../http/api-keys.ts';
-import { createQuote, findQuote } from '../domain/quotes.ts';
+import { parseInput } from '../domain/input.ts';
+import { CreateQuoteSchema, createQuote, findQuote } from '../domain/quotes.ts';
 import { builder } from './builder.ts';
 
 const QuoteLeg = builder.objectRef<{ asset: string; amount: string }>('QuoteLeg').implement({
@@ -69,7 +70,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateQuoteInput, required: true }) },
     resolve: (_query, _root, { input }, ctx) => {
       requireWriter(ctx);
-      return createQuote(ctx, input);
+      return createQuote(ctx, parseInput(CreateQuoteSchema, input));
     },
   }),
 }));

@@ -1,5 +1,6 @@
 import { requireWriter } from '../http/api-keys.ts';
-import { findClaim, submitClaim } from '../relayer/claims.ts';
+import { parseInput } from '../domain/input.ts';
+import { SubmitClaimSchema, findClaim, requestClaim } from '../relayer/claims.ts';
 import { builder } from './builder.ts';
 
 const ClaimStatusEnum = builder.enumType('ClaimStatus', {
@@ -49,7 +50,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: SubmitClaimInput, required: true }) },
     resolve: (_query, _root, { input }, ctx) => {
       requireWriter(ctx);
-      return submitClaim(ctx, { order_id: input.orderId, commitment: input.commitment });
+      return requestClaim(ctx, parseInput(SubmitClaimSchema, input));
     },
   }),
 }));
