@@ -6,13 +6,12 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
-import { isDatabaseUnavailable } from './db/unavailable.ts';
-import { DomainError, ERROR_STATUS } from './domain/errors.ts';
 import type { PriceSource } from './domain/prices.ts';
 import type { Registry } from './domain/registry/registry.ts';
 import type { StatsCache } from './domain/stats-cache.ts';
 import { isWriterAllowed } from './http/api-keys.ts';
 import { bearerToken, keyMatches } from './http/auth.ts';
+import { CodedError, INTERNAL_MESSAGE, isErrorCode, toClientError } from './http/client-error.ts';
 import { graphqlBodyPlugin } from './http/graphql-body.ts';
 import { graphqlLimitPlugins } from './http/graphql-limits.ts';
 import { readiness, relayerHealth } from './http/health.ts';
@@ -138,43 +137,36 @@ function runDocument(yoga: App, request: Request): RunDocument {
     const result = await execute({ schema: enveloped, document: documents[name], variableValues: variables, contextValue });
     if (Symbol.asyncIterator in result) throw new Error('unexpected streamed result');
     const [first] = result.errors ?? [];
-    if (first) throw asDomainError(first);
+    if (first) throw asClientError(first);
     return { data: (result.data ?? {}) as Record<string, unknown>, cacheMaxAgeSecs: contextValue.cacheMaxAgeSecs };
   };
 }
 
-function asDomainError(error: GraphQLError): DomainError {
-  if (error.originalError instanceof DomainError) return error.originalError;
+/** A document's first error, as the client error it is (masking left its code and message). */
+function asClientError(error: GraphQLError): CodedError {
   const code = error.extensions?.code;
-  if (typeof code === 'string' && code !== 'INTERNAL' && code in ERROR_STATUS) {
-    return new DomainError(code as keyof typeof ERROR_STATUS, error.message);
-  }
+  if (isErrorCode(code)) return new CodedError(code, code === 'INTERNAL' ? INTERNAL_MESSAGE : error.message);
   // The documents are fixed and valid: an error outside any field can only be the variables refused.
-  if (!error.originalError && !error.path) return new DomainError('BAD_REQUEST', error.message);
-  return new DomainError('INTERNAL', 'internal server error');
+  if (!error.originalError && !error.path) return new CodedError('BAD_REQUEST', error.message);
+  return new CodedError('INTERNAL', INTERNAL_MESSAGE);
 }
 
 /**
- * Only domain errors reach clients with their message; GraphQL's own errors (syntax, validation)
- * pass as they are; anything else is logged and masked.
+ * Only client errors (src/http/client-error.ts) reach clients with their message; GraphQL's own
+ * errors (syntax, validation) pass as they are; anything else is logged and masked.
  */
 function maskError(error: unknown, message: string, logger: Logger): Error {
-  const original = error instanceof GraphQLError ? error.originalError : error;
-  if (original instanceof DomainError) {
-    const gqlError = error instanceof GraphQLError ? error : undefined;
-    return new GraphQLError(original.message, {
-      nodes: gqlError?.nodes,
-      path: gqlError?.path,
-      extensions: { code: original.code },
-    });
-  }
   if (error instanceof GraphQLError && !error.originalError) return error;
-  if (isDatabaseUnavailable(original)) {
-    logger.warn({ err: (original as Error)?.message }, 'database unavailable');
-    return new GraphQLError('service unavailable: the database is unreachable, retry shortly', {
-      extensions: { code: 'UNAVAILABLE' },
-    });
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  const client = toClientError(original);
+  if (client.code === 'INTERNAL') {
+    logger.error({ err: original }, 'internal error in a resolver');
+    return new GraphQLError(message, { extensions: { code: 'INTERNAL' } });
   }
-  logger.error({ err: original }, 'internal error in a resolver');
-  return new GraphQLError(message, { extensions: { code: 'INTERNAL' } });
+  if (client.code === 'UNAVAILABLE') {
+    logger.warn({ err: (original as Error)?.message }, 'database unavailable');
+    return new GraphQLError(client.message, { extensions: { code: client.code } });
+  }
+  const gqlError = error instanceof GraphQLError ? error : undefined;
+  return new GraphQLError(client.message, { nodes: gqlError?.nodes, path: gqlError?.path, extensions: { code: client.code } });
 }

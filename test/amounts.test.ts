@@ -10,6 +10,7 @@ import {
 } from '../src/domain/amounts.ts';
 import { DomainError } from '../src/domain/errors.ts';
 import { destinationAmount, usdValue } from '../src/domain/prices.ts';
+import { HTTP_STATUS } from '../src/rest/status.ts';
 
 const MESSAGE = 'source.amount must be a positive integer string in base units';
 
@@ -39,7 +40,7 @@ describe('parseAmount', () => {
     (value) => {
       const error = errorOf(() => parseAmount(value, 'source.amount'));
       expect(error.code).toBe('BAD_REQUEST');
-      expect(error.httpStatus).toBe(400);
+      expect(HTTP_STATUS[error.code]).toBe(400);
       expect(error.message).toBe(MESSAGE);
     },
   );

@@ -1,7 +1,7 @@
 import { Network as BitcoinNetwork, getAddressInfo, validate as validateBitcoin } from 'bitcoin-address-validation';
 import bs58 from 'bs58';
 import { getAddress, isAddress } from 'viem';
-import { badRequest } from './errors.ts';
+import { BadRequestError } from './errors.ts';
 import type { Chain } from './registry/registry.ts';
 
 /** What address rules depend on; any Chain is one. */
@@ -40,7 +40,7 @@ export function normalizeAddress(chain: AddressChain, address: string): string {
 
 /** A client-supplied address for `chain`, normalised; a 400 naming the field otherwise. */
 export function assertAddress(chain: AddressChain, address: string, field: string): string {
-  if (!isValidAddress(chain, address)) throw badRequest(`${field} ${addressRule(chain)}`);
+  if (!isValidAddress(chain, address)) throw new BadRequestError(`${field} ${addressRule(chain)}`);
   return normalizeAddress(chain, address);
 }
 

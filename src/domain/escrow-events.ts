@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Intent, Prisma } from '../generated/prisma/client.ts';
 import type { DomainDeps } from './deps.ts';
 import { z } from 'zod';
-import { DomainError, notFound } from './errors.ts';
+import { ConflictError, NotFoundError } from './errors.ts';
 import { hex32, object, text, timestamp } from './input.ts';
 import { deriveStage, type EscrowFacts } from './status.ts';
 
@@ -57,8 +57,6 @@ export function secretMatches(secretHex: string, commitmentHash: string): boolea
   return timingSafeEqual(digest, Buffer.from(commitmentHash, 'hex'));
 }
 
-const refuse = (message: string) => new DomainError('CONFLICT', message);
-
 interface RecordedFacts {
   txHash: string | null;
   blockNumber: bigint | null;
@@ -93,29 +91,29 @@ function admit(intent: Intent, event: EscrowEvent): boolean {
   const existing = recorded(intent, event.kind);
   if (existing.txHash !== null) {
     if (sameEvent(existing, event)) return false;
-    throw refuse(`the ${intent.side} escrow already has a different ${event.kind} (tx ${existing.txHash})`);
+    throw new ConflictError(`the ${intent.side} escrow already has a different ${event.kind} (tx ${existing.txHash})`);
   }
   if (event.kind === 'create') {
     for (const later of ['claim', 'cancel'] as const) {
       const block = recorded(intent, later).blockNumber;
       if (block !== null && block < event.blockNumber) {
-        throw refuse(`the ${intent.side} escrow's ${later} is in an earlier block than this create`);
+        throw new ConflictError(`the ${intent.side} escrow's ${later} is in an earlier block than this create`);
       }
     }
     return true;
   }
   if (intent.createTxHash === null || intent.createBlockNumber === null) {
-    throw refuse(`a ${event.kind} cannot come before the ${intent.side} escrow's create`);
+    throw new ConflictError(`a ${event.kind} cannot come before the ${intent.side} escrow's create`);
   }
   if (event.blockNumber < intent.createBlockNumber) {
-    throw refuse(`a ${event.kind} cannot be in an earlier block than the ${intent.side} escrow's create`);
+    throw new ConflictError(`a ${event.kind} cannot be in an earlier block than the ${intent.side} escrow's create`);
   }
   const other = event.kind === 'claim' ? 'cancel' : 'claim';
   if (recorded(intent, other).txHash !== null) {
-    throw refuse(`the ${intent.side} escrow was already ${other === 'claim' ? 'claimed' : 'cancelled'}`);
+    throw new ConflictError(`the ${intent.side} escrow was already ${other === 'claim' ? 'claimed' : 'cancelled'}`);
   }
   if (event.kind === 'claim' && !secretMatches(event.commitment!, intent.commitmentHash)) {
-    throw refuse('commitment does not hash to the escrow\'s commitment_hash');
+    throw new ConflictError('commitment does not hash to the escrow\'s commitment_hash');
   }
   return true;
 }
@@ -144,7 +142,7 @@ export interface RecordedEvent {
 /** Records one escrow event, moves the order's stage, and announces the change. */
 export async function recordEscrowEvent(deps: DomainDeps, swapIdInput: string, event: EscrowEvent): Promise<RecordedEvent> {
   const swapId = swapIdInput.toLowerCase().replace(/^0x/, '');
-  if (!/^[0-9a-f]{64}$/.test(swapId)) throw notFound(`intent ${swapIdInput} not found`);
+  if (!/^[0-9a-f]{64}$/.test(swapId)) throw new NotFoundError(`intent ${swapIdInput} not found`);
 
   const result = await deps.prisma.$transaction(async (tx) => {
     const intent = await tx.intent.findUnique({
@@ -152,7 +150,7 @@ export async function recordEscrowEvent(deps: DomainDeps, swapIdInput: string, e
       include: { sourceOf: { select: { id: true } }, destinationOf: { select: { id: true } } },
     });
     const orderId = intent?.sourceOf?.id ?? intent?.destinationOf?.id;
-    if (!intent || !orderId) throw notFound(`intent ${swapIdInput} not found`);
+    if (!intent || !orderId) throw new NotFoundError(`intent ${swapIdInput} not found`);
     // One writer per order at a time: both escrows' events decide the stage together.
     await tx.$queryRaw`SELECT id FROM orders WHERE id = ${orderId} FOR UPDATE`;
     const order = await tx.order.findUniqueOrThrow({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest } from './errors.ts';
+import { BadRequestError } from './errors.ts';
 
 /**
  * The building blocks of every input schema, and the one place an input is turned into a typed
@@ -113,7 +113,7 @@ export function parseInput<Schema extends z.ZodType>(
 ): z.output<Schema> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  throw badRequest(firstProblem(result.error.issues, spelling, root));
+  throw new BadRequestError(firstProblem(result.error.issues, spelling, root));
 }
 
 /** One value checked alone, named `field` in the message (path parameters, query parameters). */

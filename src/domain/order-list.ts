@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient, Stage } from '../generated/prisma/client.ts';
-import { badRequest } from './errors.ts';
+import { BadRequestError } from './errors.ts';
 import { countLivePending } from './live-pending.ts';
 import { assetId, intInRange, parseField, text, timestamp } from './input.ts';
 import type { Registry } from './registry/registry.ts';
@@ -39,7 +39,7 @@ export function parseStatuses(value: unknown): OrderStatus[] {
   const statuses = items.map((item) => String(item).trim().toLowerCase());
   for (const status of statuses) {
     if (!(ORDER_STATUSES as readonly string[]).includes(status)) {
-      throw badRequest(`status must be one or more of ${ORDER_STATUSES.join(', ')} (comma-separated)`);
+      throw new BadRequestError(`status must be one or more of ${ORDER_STATUSES.join(', ')} (comma-separated)`);
     }
   }
   return [...new Set(statuses)] as OrderStatus[];
@@ -47,7 +47,7 @@ export function parseStatuses(value: unknown): OrderStatus[] {
 
 function listedChain(registry: Registry, value: unknown, field: string): string {
   const chain = parseField(text(64), value, field).toLowerCase();
-  if (!registry.chain(chain)) throw badRequest(`${field} must be a listed chain id (see GET /chains)`);
+  if (!registry.chain(chain)) throw new BadRequestError(`${field} must be a listed chain id (see GET /chains)`);
   return chain;
 }
 
@@ -61,12 +61,12 @@ export function orderFilterWhere(registry: Registry, filter: OrderFilterInput, n
   if (filter.destChain != null) and.push({ destChain: listedChain(registry, filter.destChain, 'dest_chain') });
   if (filter.asset != null) {
     const asset = parseField(assetId, filter.asset, 'asset');
-    if (!registry.asset(asset)) throw badRequest('asset must be a listed asset id (see GET /assets)');
+    if (!registry.asset(asset)) throw new BadRequestError('asset must be a listed asset id (see GET /assets)');
     and.push({ OR: [{ sourceAsset: asset }, { destAsset: asset }] });
   }
   const from = filter.from == null ? undefined : asDate(filter.from, 'from');
   const to = filter.to == null ? undefined : asDate(filter.to, 'to');
-  if (from && to && from > to) throw badRequest('from must not be later than to');
+  if (from && to && from > to) throw new BadRequestError('from must not be later than to');
   if (from || to) and.push({ createdAt: { gte: from, lt: to } });
   return and.length === 0 ? {} : { AND: and };
 }

@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { isDriverAdapterError } from '@prisma/driver-adapter-utils';
-import { Prisma, type Intent, type Order, type Quote } from '../generated/prisma/client.ts';
+import { violatesUnique } from '../db/unique-violation.ts';
+import type { Intent, Order, Prisma, Quote } from '../generated/prisma/client.ts';
 import type { z } from 'zod';
 import { addressRule, isValidAddress, normalizeAddress } from './addresses.ts';
 import { amount } from './amounts.ts';
 import type { DomainDeps } from './deps.ts';
-import { DomainError, conflict, notFound } from './errors.ts';
+import { ConflictError, NotFoundError, QuoteConsumedError, QuoteExpiredError, QuoteMismatchError } from './errors.ts';
 import { assetId, hex32, object, parseField, text, toSeconds } from './input.ts';
 import { usdValue } from './prices.ts';
 import { resolvePair, type ListedPair } from './quotes.ts';
@@ -112,31 +112,39 @@ export async function createOrder(deps: DomainDeps, request: CreateOrderCommand)
       }
       if (attempt > 0) throw new Error(`quote ${request.quoteId} could not be consumed, nor found consumed`);
     } catch (error) {
-      if (attempt === 0 && isUniqueViolation(error, 'quote_id')) continue;
-      // The swap ids derive from the commitment: either index refusing the row means it is reused.
-      if (isUniqueViolation(error, 'commitment_hash') || isUniqueViolation(error, 'swap_id')) throw commitmentReused();
+      if (attempt === 0 && violatesUnique(error, [QUOTE_USED_ONCE])) continue;
+      if (violatesUnique(error, COMMITMENT_USED_ONCE)) throw commitmentReused();
       throw error;
     }
   }
 }
 
-const commitmentReused = () => conflict('commitment_hash is already used by another order: use a fresh secret');
+const QUOTE_USED_ONCE = { index: 'orders_quote_id_key', fields: ['quote_id'] };
+// The swap ids derive from the commitment: any of these indexes refusing the rows means it is reused.
+const COMMITMENT_USED_ONCE = [
+  { index: 'orders_commitment_hash_key', fields: ['commitment_hash'] },
+  { index: 'intents_pkey', fields: ['swap_id'] },
+  { index: 'orders_source_swap_id_key', fields: ['source_swap_id'] },
+  { index: 'orders_destination_swap_id_key', fields: ['destination_swap_id'] },
+];
+
+const commitmentReused = () => new ConflictError('commitment_hash is already used by another order: use a fresh secret');
 
 /** The order, a replay's answer, or null when another request consumed the quote meanwhile. */
 async function createOrderOnce(deps: DomainDeps, request: CreateOrderCommand, fingerprint: string): Promise<CreatedOrder | null> {
   // Every check reads the quote unlocked: all it checks (pair, amounts, expiry) never changes, and
   // its consumption is decided by the conditional write below.
   const quote = await deps.rows.quoteById(request.quoteId);
-  if (!quote) throw notFound(`quote_id ${request.quoteId} does not name a quote`);
+  if (!quote) throw new NotFoundError(`quote_id ${request.quoteId} does not name a quote`);
   if (quote.consumedBy) {
     // Consumed already: by this very request (a replay) or another.
     const order = await deps.prisma.order.findUnique({ where: { id: quote.consumedBy }, select: { requestHash: true } });
     if (order?.requestHash === fingerprint) return { orderId: quote.consumedBy, replayed: true };
-    throw new DomainError('QUOTE_CONSUMED', `quote_id ${request.quoteId} was already used by a different order request`);
+    throw new QuoteConsumedError(`quote_id ${request.quoteId} was already used by a different order request`);
   }
   const now = toSeconds(deps.now());
   if (quote.expiresAt <= now) {
-    throw new DomainError('QUOTE_EXPIRED', `quote_id ${request.quoteId} expired at ${quote.expiresAt.toISOString()}`);
+    throw new QuoteExpiredError(`quote_id ${request.quoteId} expired at ${quote.expiresAt.toISOString()}`);
   }
   const pair = matchQuote(deps, request, quote);
   const orderId = randomBytes(32).toString('hex');
@@ -151,18 +159,18 @@ async function createOrderOnce(deps: DomainDeps, request: CreateOrderCommand, fi
 /** The request must be the quote's own pair and amounts (422). */
 function matchQuote(deps: DomainDeps, request: CreateOrderCommand, quote: Quote): ListedPair {
   if (request.source.asset !== quote.sourceAsset) {
-    throw new DomainError('QUOTE_MISMATCH', `source.asset must be the quote's source asset ${quote.sourceAsset}`);
+    throw new QuoteMismatchError(`source.asset must be the quote's source asset ${quote.sourceAsset}`);
   }
   if (request.destination.asset !== quote.destAsset) {
-    throw new DomainError('QUOTE_MISMATCH', `destination.asset must be the quote's destination asset ${quote.destAsset}`);
+    throw new QuoteMismatchError(`destination.asset must be the quote's destination asset ${quote.destAsset}`);
   }
   const quotedSource = quote.sourceAmount.toFixed();
   if (request.source.amount.toString() !== quotedSource) {
-    throw new DomainError('QUOTE_MISMATCH', `source.amount must equal the quoted amount ${quotedSource}`);
+    throw new QuoteMismatchError(`source.amount must equal the quoted amount ${quotedSource}`);
   }
   const quotedDest = quote.destAmount.toFixed();
   if (request.destination.amount.toString() !== quotedDest) {
-    throw new DomainError('QUOTE_MISMATCH', `destination.amount must equal the quoted amount ${quotedDest}`);
+    throw new QuoteMismatchError(`destination.amount must equal the quoted amount ${quotedDest}`);
   }
   return resolvePair(deps, quote.sourceAsset, quote.destAsset);
 }
@@ -263,25 +271,13 @@ function intentData(
   };
 }
 
-function isUniqueViolation(error: unknown, column: string): boolean {
-  // Prisma Client reports P2002; the driver adapter (src/db/row-store.ts) a UniqueConstraintViolation.
-  // Either names the index or its fields somewhere in its details.
-  if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
-    return JSON.stringify(error.meta ?? {}).includes(column) || error.message.includes(column);
-  }
-  if (isDriverAdapterError(error) && error.cause.kind === 'UniqueConstraintViolation') {
-    return JSON.stringify(error.cause).includes(column);
-  }
-  return false;
-}
-
 const ORDER_ID = /^[0-9a-f]{64}$/;
 
 /** An id that cannot exist is simply not found (CONTRACT 4.1). */
 export function orderIdOrNotFound(orderId: string): string {
   const id = orderId.toLowerCase();
   // An impossible id is not echoed back: it may hold anything, control characters included.
-  if (!ORDER_ID.test(id)) throw notFound('order not found');
+  if (!ORDER_ID.test(id)) throw new NotFoundError('order not found');
   return id;
 }
 
@@ -291,6 +287,6 @@ export function parseUserId(value: unknown): string {
 }
 
 export function assertFound<T>(order: T | null, orderId: string): T {
-  if (!order) throw notFound(`order ${orderId} not found`);
+  if (!order) throw new NotFoundError(`order ${orderId} not found`);
   return order;
 }

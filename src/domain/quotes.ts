@@ -3,7 +3,7 @@ import type { Prisma, Quote } from '../generated/prisma/client.ts';
 import type { z } from 'zod';
 import { amount } from './amounts.ts';
 import type { DomainDeps } from './deps.ts';
-import { notFound, unprocessable } from './errors.ts';
+import { NotFoundError, UnprocessableError } from './errors.ts';
 import { assetId, object, toSeconds } from './input.ts';
 import { destinationAmount } from './prices.ts';
 import type { Asset, Chain } from './registry/registry.ts';
@@ -26,15 +26,15 @@ export interface ListedPair {
 /** The registry's word on a pair (422): both listed, distinct, and on the same kind of network. */
 export function resolvePair(deps: Pick<DomainDeps, 'registry'>, sourceId: string, destId: string): ListedPair {
   const sourceAsset = deps.registry.asset(sourceId);
-  if (!sourceAsset) throw unprocessable(`source.asset ${sourceId} is not a listed asset (see GET /assets)`);
+  if (!sourceAsset) throw new UnprocessableError(`source.asset ${sourceId} is not a listed asset (see GET /assets)`);
   const destAsset = deps.registry.asset(destId);
-  if (!destAsset) throw unprocessable(`destination.asset ${destId} is not a listed asset (see GET /assets)`);
-  if (sourceAsset.id === destAsset.id) throw unprocessable('destination.asset must differ from source.asset');
+  if (!destAsset) throw new UnprocessableError(`destination.asset ${destId} is not a listed asset (see GET /assets)`);
+  if (sourceAsset.id === destAsset.id) throw new UnprocessableError('destination.asset must differ from source.asset');
   const sourceChain = deps.registry.chain(sourceAsset.chain);
   const destChain = deps.registry.chain(destAsset.chain);
   if (!sourceChain || !destChain) throw new Error(`registry lists an asset on an unknown chain`);
   if (sourceChain.network !== destChain.network) {
-    throw unprocessable(
+    throw new UnprocessableError(
       `cannot swap between ${sourceChain.network} and ${destChain.network}: source.asset and destination.asset must be on the same network`,
     );
   }
@@ -56,7 +56,7 @@ export async function priceQuote(
   const min = BigInt(sourceAsset.min_amount);
   const max = BigInt(sourceAsset.max_amount);
   if (sourceAmount < min || sourceAmount > max) {
-    throw unprocessable(
+    throw new UnprocessableError(
       `source.amount must be between ${sourceAsset.min_amount} and ${sourceAsset.max_amount} base units of ${sourceAsset.id}`,
     );
   }
@@ -73,7 +73,7 @@ export async function priceQuote(
     destPriceUsd,
     feeBips,
   });
-  if (destAmount <= 0n) throw unprocessable('source.amount is too small: the destination amount rounds down to zero');
+  if (destAmount <= 0n) throw new UnprocessableError('source.amount is too small: the destination amount rounds down to zero');
 
   const createdAt = toSeconds(deps.now());
   return {
@@ -104,6 +104,6 @@ export function isPossibleQuoteId(id: string): boolean {
 
 export async function findQuote(deps: Pick<DomainDeps, 'prisma'>, quoteId: string): Promise<Quote> {
   const quote = isPossibleQuoteId(quoteId) ? await deps.prisma.quote.findUnique({ where: { id: quoteId } }) : null;
-  if (!quote) throw notFound(isPossibleQuoteId(quoteId) ? `quote ${quoteId} not found` : 'quote not found');
+  if (!quote) throw new NotFoundError(isPossibleQuoteId(quoteId) ? `quote ${quoteId} not found` : 'quote not found');
   return quote;
 }

@@ -1,11 +1,11 @@
 import type { z } from 'zod';
-import { DomainError } from '../domain/errors.ts';
 import { EscrowEventSchema } from '../domain/escrow-events.ts';
 import { parseInput } from '../domain/input.ts';
 import { createOrderSchemaFor, parseUserId } from '../domain/orders.ts';
 import { orderFilterWhere, parsePagination, parseStatuses } from '../domain/order-list.ts';
 import { CreateQuoteSchema } from '../domain/quotes.ts';
 import type { Registry } from '../domain/registry/registry.ts';
+import { toClientError } from '../http/client-error.ts';
 import { SubmitClaimSchema } from '../relayer/claims.ts';
 import type { DocumentName } from './documents.ts';
 import { graphqlInput, restInput } from './input.ts';
@@ -30,7 +30,7 @@ export interface RouteResult {
   headers?: Record<string, string>;
 }
 
-/** Runs a fixed document and returns its data; a GraphQL error is thrown as a DomainError. */
+/** Runs a fixed document and returns its data; a GraphQL error is thrown as the client error it is. */
 export type RunDocument = (
   name: DocumentName,
   variables: Record<string, unknown>,
@@ -63,7 +63,7 @@ async function runWrite(
   try {
     return await run(name, { input: { ...(graphqlInput(schema, body) as object), ...fromPath } });
   } catch (error) {
-    if (error instanceof DomainError && error.code === 'BAD_REQUEST') parseInput(schema, restInput(schema, body), 'snake_case');
+    if (toClientError(error).code === 'BAD_REQUEST') parseInput(schema, restInput(schema, body), 'snake_case');
     throw error;
   }
 }

@@ -1,4 +1,4 @@
-import { DomainError } from '../domain/errors.ts';
+import { UnauthenticatedError } from '../domain/errors.ts';
 import { ESCROW_EVENT_KINDS, EscrowEventSchema, recordEscrowEvent } from '../domain/escrow-events.ts';
 import { parseInput } from '../domain/input.ts';
 import { builder } from './builder.ts';
@@ -27,7 +27,7 @@ builder.mutationFields((t) => ({
     description: 'An escrow event from a chain watcher (needs the watcher key). Returns the updated order.',
     args: { input: t.arg({ type: RecordEscrowEventInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      if (!ctx.isWatcher) throw new DomainError('UNAUTHENTICATED', 'recording escrow events needs Authorization: Bearer <WATCHER_KEY>');
+      if (!ctx.isWatcher) throw new UnauthenticatedError('recording escrow events needs Authorization: Bearer <WATCHER_KEY>');
       const { swapId, ...event } = input;
       const { orderId } = await recordEscrowEvent(ctx, swapId, parseInput(EscrowEventSchema, event));
       return ctx.prisma.order.findUniqueOrThrow({ ...query, where: { id: orderId } });

@@ -1,5 +1,5 @@
 import { requireWriter } from '../http/api-keys.ts';
-import { badRequest } from '../domain/errors.ts';
+import { BadRequestError } from '../domain/errors.ts';
 import {
   MAX_LIMIT,
   NEWEST_FIRST,
@@ -235,7 +235,7 @@ builder.queryFields((t) => ({
     resolve: (query, _root, args, ctx) => {
       for (const size of ['first', 'last'] as const) {
         const value = args[size];
-        if (value != null && (value < 0 || value > MAX_LIMIT)) throw badRequest(`${size} must be from 0 to ${MAX_LIMIT}`);
+        if (value != null && (value < 0 || value > MAX_LIMIT)) throw new BadRequestError(`${size} must be from 0 to ${MAX_LIMIT}`);
       }
       const { keyset, ...rest } = keysetQuery(query);
       return ctx.prisma.order.findMany({

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { PublicClient } from 'viem';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../../domain/errors.ts';
 import type { EscrowEvent } from '../../domain/escrow-events.ts';
 import { deriveSwapId } from '../../domain/orders.ts';
 import type { EvmChainSettings } from './chain-config.ts';
@@ -26,7 +26,7 @@ export interface EvmWatcherOptions {
   client: PublicClient;
   prisma: PrismaClient;
   logger: Logger;
-  /** The ingestion path (recordEscrowEvent); throws DomainErrors like the endpoint does. */
+  /** The ingestion path (recordEscrowEvent); throws the domain's errors like the endpoint does. */
   ingest: (swapId: string, event: EscrowEvent) => Promise<unknown>;
   /** This instance's name in the lease. */
   owner: string;
@@ -209,12 +209,11 @@ export class EvmWatcher {
       if (result?.changed) this.log.info(where, 'escrow event recorded');
       return result?.changed ? 1 : 0;
     } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      if (error.code === 'NOT_FOUND') {
+      if (error instanceof NotFoundError) {
         this.log.debug(where, 'escrow event for a swap that is not ours');
         return 0;
       }
-      if (error.code === 'CONFLICT' || error.code === 'BAD_REQUEST') {
+      if (error instanceof ConflictError || error instanceof BadRequestError) {
         // A fact the order cannot take (CONTRACT 4.3): reported and skipped, the chain moves on.
         this.log.warn({ ...where, reason: error.message }, 'escrow event refused');
         return 0;
