@@ -157,6 +157,10 @@ function asClientError(error: GraphQLError): CodedError {
  */
 function maskError(error: unknown, message: string, logger: Logger): Error {
   if (error instanceof GraphQLError && !error.originalError) return error;
+  // A variable a scalar could not parse (its parser threw): the client's input, not our failure.
+  if (error instanceof GraphQLError && !error.path && error.message.startsWith('Variable "$')) {
+    return new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_REQUEST' } });
+  }
   const original = error instanceof GraphQLError ? error.originalError : error;
   const client = toClientError(original);
   if (client.code === 'INTERNAL') {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateOrderSchema } from '../src/domain/orders.ts';
 import { restJsonSchema } from '../src/rest/input.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { createTestApp, WATCHER_KEY, type TestApp } from './support/app.ts';
 import { makeQuote, orderBody } from './support/fixtures.ts';
 
 let t: TestApp;
@@ -42,6 +42,16 @@ describe('one schema per input, named as each client spells it', () => {
     expect(await t.rest('POST', '/orders', body)).toMatchObject({ status: 400, body: { result: 'user_id must be a string' } });
     const numberAmount = await t.rest('POST', '/quotes', { source: { asset: 'bitcoin:btc', amount: 5 }, destination: { asset: 'ethereum:wbtc' } });
     expect(numberAmount).toMatchObject({ status: 400, body: { result: 'source.amount must be a positive integer string in base units' } });
+  });
+
+  it('answers a value a GraphQL scalar cannot parse as the client\'s mistake (400), over REST and GraphQL', async () => {
+    const event = { kind: 'create', tx_hash: `0x${'ab'.repeat(32)}`, block_number: {}, timestamp: '2026-01-01T00:00:00Z' };
+    const rest = await t.rest('POST', `/intents/${'0'.repeat(64)}/events`, event, { authorization: `Bearer ${WATCHER_KEY}` });
+    expect(rest).toMatchObject({ status: 400, body: { result: 'block_number must be a non-negative integer' } });
+    const gql = await t.gql(`mutation ($input: RecordEscrowEventInput!) { recordEscrowEvent(input: $input) { status } }`, {
+      input: { swapId: '0'.repeat(64), kind: 'CREATE', txHash: event.tx_hash, blockNumber: {}, timestamp: event.timestamp },
+    });
+    expect(gql.errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
   });
 
   it('checks a recipient against the chain of its asset, in both spellings', async () => {

@@ -6,7 +6,7 @@ import type { Database } from '../src/db/database.ts';
 import { isValidAddress } from '../src/domain/addresses.ts';
 import { loadRegistry } from '../src/domain/registry/registry.ts';
 import { computeStats } from '../src/domain/stats.ts';
-import { ORDER_STATUSES, STATUS_BUCKET, statusAt } from '../src/domain/status.ts';
+import { ORDER_STATUSES, STATUS_BUCKET, statusAt } from '../src/domain/status/rule.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { openTestDatabase } from './support/database.ts';
 

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.ts';
-import { deriveStage, ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere, type EscrowFacts } from '../src/domain/status.ts';
+import { countByStatus } from '../src/domain/status/count.ts';
+import { deriveStage, ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere, type EscrowFacts } from '../src/domain/status/rule.ts';
 import type { Stage } from '../src/generated/prisma/client.ts';
 import { openTestDatabase } from './support/database.ts';
 
@@ -55,7 +56,7 @@ describe('statusAt', () => {
   });
 });
 
-describe('statusWhere agrees with statusAt on the database', () => {
+describe('statusWhere and the rollup counts agree with statusAt on the database', () => {
   let db: Database;
   const now = new Date('2026-06-01T12:00:00Z');
   const stages: Stage[] = ['pending', 'source_created', 'destination_created', 'destination_claimed', 'completed', 'refunding', 'cancelled'];
@@ -115,5 +116,11 @@ describe('statusWhere agrees with statusAt on the database', () => {
     const found = await db.prisma.order.findMany({ where: statusWhere(status, now), select: { id: true } });
     const expected = rows.filter((r) => statusAt(r, now) === status).map((r) => r.id);
     expect(found.map((f) => f.id).sort()).toEqual(expected.sort());
+  });
+
+  it.each(ORDER_STATUSES)('%s counted from the rollups the stats trigger keeps', async (status) => {
+    const expected = rows.filter((r) => statusAt(r, now) === status).length;
+    expect(expected).toBeGreaterThan(0);
+    expect(await countByStatus(db.prisma, [status], now)).toBe(expected);
   });
 });

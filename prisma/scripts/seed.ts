@@ -8,11 +8,11 @@ import { ConfigError, loadConfig, type Config } from '../../src/config.ts';
 import { openPglite, openPostgres, type Database } from '../../src/db/database.ts';
 import { isValidAddress } from '../../src/domain/addresses.ts';
 import type { DomainDeps } from '../../src/domain/deps.ts';
-import { factsOf, recordEscrowEvent } from '../../src/domain/escrow-events.ts';
+import { applyEscrowEvent, recordEscrowEvent, type EscrowRecord } from '../../src/domain/escrow-events.ts';
 import { buildOrder, createOrder, requestFingerprint, type CreateOrderCommand } from '../../src/domain/orders.ts';
 import { createQuote, priceQuote, resolvePair } from '../../src/domain/quotes.ts';
 import type { Asset, Chain, Registry } from '../../src/domain/registry/registry.ts';
-import { deriveStage, ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere, type OrderStatus } from '../../src/domain/status.ts';
+import { ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere, type OrderStatus } from '../../src/domain/status/rule.ts';
 import { Prisma, type Quote, type Stage } from '../../src/generated/prisma/client.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createRuntime } from '../../src/runtime.ts';
@@ -785,21 +785,6 @@ async function insertRows<C extends Record<string, string>>(db: Database, table:
   await db.driver.query(sql, names.map((n) => rows.map((row) => row[n as keyof C])));
 }
 
-interface IntentState {
-  swapId: string;
-  createTxHash: string | null;
-  createBlockNumber: number | null;
-  createTimestamp: Date | null;
-  claimTxHash: string | null;
-  claimBlockNumber: number | null;
-  claimTimestamp: Date | null;
-  cancelTxHash: string | null;
-  cancelBlockNumber: number | null;
-  cancelTimestamp: Date | null;
-  commitment: string | null;
-  updatedAt: Date;
-}
-
 async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedClock, plan: Plan, progress: Progress): Promise<Seeded> {
   const orderIds: string[] = [];
   const stored: Seeded['rows'] = [];
@@ -840,33 +825,31 @@ async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedClock, plan
 
       // The escrow events, applied as recordEscrowEvent would, in the order the watcher reports them.
       const createdAt = new Date(order.createdAt * 1000);
-      const state = (intent: Prisma.IntentCreateInput): IntentState => ({
-        swapId: intent.swapId, createTxHash: null, createBlockNumber: null, createTimestamp: null, claimTxHash: null,
-        claimBlockNumber: null, claimTimestamp: null, cancelTxHash: null, cancelBlockNumber: null, cancelTimestamp: null,
-        commitment: null, updatedAt: createdAt,
+      const escrow = (intent: Prisma.IntentCreateManyInput): EscrowRecord => ({
+        side: intent.side, commitmentHash: intent.commitmentHash, commitment: null, updatedAt: createdAt,
+        createTxHash: null, createBlockNumber: null, createTimestamp: null, claimTxHash: null, claimBlockNumber: null,
+        claimTimestamp: null, cancelTxHash: null, cancelBlockNumber: null, cancelTimestamp: null,
       });
-      const source = state(sourceIntent);
-      const destination = state(destinationIntent);
+      const deadlineAt = data.deadlineAt as Date;
+      let escrows = { deadlineAt, source: escrow(sourceIntent), destination: escrow(destinationIntent) };
+      let stage: Stage = 'pending';
       let updatedAt = createdAt;
       for (const event of [...order.events].sort((a, b) => a.seenAt - b.seenAt)) {
-        const intent = event.side === 'source' ? source : destination;
         const chain = event.side === 'source' ? route.sourceChain : route.destChain;
-        intent[`${event.kind}TxHash`] = txHash(chain);
-        intent[`${event.kind}BlockNumber`] = blockAt(chain, event.at);
-        intent[`${event.kind}Timestamp`] = new Date(event.at * 1000);
         updatedAt = new Date(event.seenAt * 1000);
-        intent.updatedAt = updatedAt;
-        if (event.kind === 'claim') {
-          // A claim reveals the secret: from then on both intents show it.
-          for (const side of [source, destination]) {
-            side.commitment = secret.toString('hex');
-            side.updatedAt = updatedAt;
-          }
-        }
+        const applied = applyEscrowEvent(escrows, event.side, {
+          kind: event.kind,
+          txHash: txHash(chain),
+          blockNumber: BigInt(blockAt(chain, event.at)),
+          timestamp: new Date(event.at * 1000),
+          ...(event.kind === 'claim' ? { commitment: secret.toString('hex') } : {}),
+        }, updatedAt);
+        if (!applied) throw new Error(`seed planned the same ${event.kind} twice`);
+        escrows = { deadlineAt, source: applied.source, destination: applied.destination };
+        stage = applied.stage;
         events++;
       }
-      const deadlineAt = data.deadlineAt as Date;
-      const stage = deriveStage(factsOf(source, deadlineAt), factsOf(destination, deadlineAt));
+      const { source, destination } = escrows;
 
       quotes.push({
         id: quote.id, source_asset: quote.sourceAsset, source_amount: text(quote.sourceAmount), dest_asset: quote.destAsset,
@@ -893,7 +876,7 @@ async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedClock, plan
         request_hash: data.requestHash, stage, deadline_at: time(deadlineAt), dest_expires_at: time(data.destExpiresAt as Date),
         source_chain: data.sourceChain, dest_chain: data.destChain, source_asset: data.sourceAsset, dest_asset: data.destAsset,
         volume_usd: text(data.volumeUsd as string), completed_at: time(destination.claimTimestamp),
-        source_swap_id: source.swapId, destination_swap_id: destination.swapId, created_at: time(createdAt),
+        source_swap_id: sourceIntent.swapId, destination_swap_id: destinationIntent.swapId, created_at: time(createdAt),
         updated_at: time(updatedAt),
       });
       orderIds.push(orderId);

@@ -1,10 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Intent, Prisma } from '../generated/prisma/client.ts';
+import type { Intent, Stage } from '../generated/prisma/client.ts';
 import type { DomainDeps } from './deps.ts';
 import { z } from 'zod';
 import { ConflictError, NotFoundError } from './errors.ts';
 import { hex32, object, text, timestamp } from './input.ts';
-import { deriveStage, type EscrowFacts } from './status.ts';
+import { deriveStage, type EscrowFacts } from './status/rule.ts';
 
 /**
  * Escrow events from the chains (CONTRACT 4.3): a watcher, or the relayer's chain adapter, reports
@@ -70,7 +70,25 @@ const COLUMNS = {
   cancel: { txHash: 'cancelTxHash', blockNumber: 'cancelBlockNumber', timestamp: 'cancelTimestamp' },
 } as const;
 
-function recorded(intent: Intent, kind: EscrowEventKind): RecordedFacts {
+/** An escrow's recorded events, as stored on its intent (and as the bulk seed builds them). */
+export type EscrowRecord = Pick<
+  Intent,
+  | 'side'
+  | 'commitmentHash'
+  | 'commitment'
+  | 'updatedAt'
+  | 'createTxHash'
+  | 'createBlockNumber'
+  | 'createTimestamp'
+  | 'claimTxHash'
+  | 'claimBlockNumber'
+  | 'claimTimestamp'
+  | 'cancelTxHash'
+  | 'cancelBlockNumber'
+  | 'cancelTimestamp'
+>;
+
+function recorded(intent: EscrowRecord, kind: EscrowEventKind): RecordedFacts {
   const columns = COLUMNS[kind];
   return { txHash: intent[columns.txHash], blockNumber: intent[columns.blockNumber], timestamp: intent[columns.timestamp] };
 }
@@ -87,7 +105,7 @@ function sameEvent(facts: RecordedFacts, event: EscrowEvent): boolean {
  * Checks an event against what is recorded for its escrow. Returns false for an exact repeat
  * (no-op), true when it is new and consistent, and throws 409 when no chain could produce it.
  */
-function admit(intent: Intent, event: EscrowEvent): boolean {
+function admit(intent: EscrowRecord, event: EscrowEvent): boolean {
   const existing = recorded(intent, event.kind);
   if (existing.txHash !== null) {
     if (sameEvent(existing, event)) return false;
@@ -119,7 +137,7 @@ function admit(intent: Intent, event: EscrowEvent): boolean {
 }
 
 /** What the stage rule needs to know about one escrow. */
-export function factsOf(intent: Pick<Intent, 'createTxHash' | 'claimTxHash' | 'cancelTxHash' | 'createTimestamp'>, deadlineAt: Date): EscrowFacts {
+function factsOf(intent: Pick<Intent, 'createTxHash' | 'claimTxHash' | 'cancelTxHash' | 'createTimestamp'>, deadlineAt: Date): EscrowFacts {
   return {
     created: intent.createTxHash !== null,
     claimed: intent.claimTxHash !== null,
@@ -128,9 +146,41 @@ export function factsOf(intent: Pick<Intent, 'createTxHash' | 'claimTxHash' | 'c
   };
 }
 
-function eventFields(event: EscrowEvent): Prisma.IntentUpdateInput {
+function eventFields(event: EscrowEvent) {
   const columns = COLUMNS[event.kind];
   return { [columns.txHash]: event.txHash, [columns.blockNumber]: event.blockNumber, [columns.timestamp]: event.timestamp };
+}
+
+export interface AppliedEvent<R extends EscrowRecord> {
+  source: R;
+  destination: R;
+  stage: Stage;
+  /** When the destination was claimed: the swap is done for the user. */
+  completedAt: Date | null;
+}
+
+/**
+ * One escrow event applied to an order's two escrows, without I/O (ingestion and the bulk seed
+ * both use it): null for an exact repeat, which changes nothing; the escrows as they become and the
+ * order's stage otherwise; a ConflictError when no chain could produce the event.
+ */
+export function applyEscrowEvent<R extends EscrowRecord>(
+  order: { deadlineAt: Date; source: R; destination: R },
+  side: 'source' | 'destination',
+  event: EscrowEvent,
+  now: Date,
+): AppliedEvent<R> | null {
+  if (!admit(order[side], event)) return null;
+  const updated: R = { ...order[side], ...eventFields(event), updatedAt: now };
+  let source = side === 'source' ? updated : order.source;
+  let destination = side === 'destination' ? updated : order.destination;
+  if (event.kind === 'claim') {
+    // A claim reveals the secret on chain: from now on both intents show it.
+    source = { ...source, commitment: event.commitment!, updatedAt: now };
+    destination = { ...destination, commitment: event.commitment!, updatedAt: now };
+  }
+  const stage = deriveStage(factsOf(source, order.deadlineAt), factsOf(destination, order.deadlineAt));
+  return { source, destination, stage, completedAt: destination.claimTimestamp };
 }
 
 export interface RecordedEvent {
@@ -157,27 +207,21 @@ export async function recordEscrowEvent(deps: DomainDeps, swapIdInput: string, e
       where: { id: orderId },
       include: { sourceIntent: true, destinationIntent: true },
     });
-    const current = intent.side === 'source' ? order.sourceIntent : order.destinationIntent;
-    if (!admit(current, event)) return { orderId, userId: order.userId, changed: false };
-
     const now = deps.now();
-    const updated = await tx.intent.update({ where: { swapId }, data: { ...eventFields(event), updatedAt: now } });
+    const escrows = { deadlineAt: order.deadlineAt, source: order.sourceIntent, destination: order.destinationIntent };
+    const applied = applyEscrowEvent(escrows, intent.side, event, now);
+    if (!applied) return { orderId, userId: order.userId, changed: false };
+
+    await tx.intent.update({ where: { swapId }, data: { ...eventFields(event), updatedAt: now } });
     if (event.kind === 'claim') {
-      // A claim reveals the secret on chain: from now on both intents show it.
       await tx.intent.updateMany({
         where: { swapId: { in: [order.sourceSwapId, order.destinationSwapId] } },
         data: { commitment: event.commitment, updatedAt: now },
       });
     }
-    const source = intent.side === 'source' ? updated : order.sourceIntent;
-    const destination = intent.side === 'destination' ? updated : order.destinationIntent;
     await tx.order.update({
       where: { id: orderId },
-      data: {
-        stage: deriveStage(factsOf(source, order.deadlineAt), factsOf(destination, order.deadlineAt)),
-        completedAt: destination.claimTimestamp,
-        updatedAt: now,
-      },
+      data: { stage: applied.stage, completedAt: applied.completedAt, updatedAt: now },
     });
     return { orderId, userId: order.userId, changed: true };
   });

@@ -3,7 +3,6 @@ import { BadRequestError } from '../domain/errors.ts';
 import {
   MAX_LIMIT,
   NEWEST_FIRST,
-  countByStatus,
   orderFilterWhere,
   pageInfo,
   parseStatuses,
@@ -19,7 +18,8 @@ import {
   parseUserId,
   type CreatedOrder,
 } from '../domain/orders.ts';
-import { ORDER_STATUSES, statusAt, type OrderStatus } from '../domain/status.ts';
+import { countByStatus } from '../domain/status/count.ts';
+import { ORDER_STATUSES, statusAt, type OrderStatus } from '../domain/status/rule.ts';
 import type { Intent as IntentRow, Order as OrderRow, Prisma } from '../generated/prisma/client.ts';
 import { builder } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
