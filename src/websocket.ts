@@ -3,6 +3,12 @@ import { GraphQLError, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { App } from './app.ts';
+import type { ErrorCode } from './domain/errors.ts';
+import { bearerToken } from './http/auth.ts';
+import { clientIp } from './http/rate-limit.ts';
+import { connectionSlots, type SubscriptionContext, type SubscriptionSlots } from './http/subscription-limits.ts';
+import type { TransportLimits } from './http/transport-limits.ts';
+import { MAX_BODY_BYTES } from './rest/http.ts';
 
 interface EnvelopedRoot {
   execute: (args: ExecutionArgs) => unknown;
@@ -19,23 +25,42 @@ function credentialsRequest(connectionParams: Readonly<Record<string, unknown>> 
 
 /**
  * GraphQL over WebSocket (the graphql-ws protocol) on the GraphQL path, through Yoga's own
- * pipeline (parse, validate, context, masking), beside the SSE transport Yoga serves itself.
+ * pipeline (parse, validate with the GraphQL limits, context, subscription caps, masking), beside
+ * the SSE transport Yoga serves itself. HTTP's other limits apply here too: a message is at most
+ * the body limit (ws closes the socket with 1009 before reading more), and each operation spends
+ * one request of the caller's rate budget. A refused operation gets its own error; the socket stays.
  */
-export function serveWebSockets(server: Server, app: App): { close(): Promise<void> } {
-  const wsServer = new WebSocketServer({ server, path: app.graphqlEndpoint });
+export function serveWebSockets(server: Server, app: App, limits: TransportLimits): { close(): Promise<void> } {
+  const wsServer = new WebSocketServer({ server, path: app.graphqlEndpoint, maxPayload: MAX_BODY_BYTES });
+  // One count per socket, kept with graphql-ws' per-socket context.
+  const perSocket = new WeakMap<object, SubscriptionSlots>();
   const disposable = useServer(
     {
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args) as never,
       subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args) as never,
       onSubscribe: async (ctx, _id, params) => {
+        const upgrade = ctx.extra.request;
+        const request = credentialsRequest(ctx.connectionParams, upgrade.headers.authorization);
+        if (limits.rateLimiter) {
+          const ip = clientIp(upgrade.headers['x-forwarded-for'] as string | undefined, upgrade.socket.remoteAddress, limits.trustProxy);
+          const decision = await limits.rateLimiter.consume({ token: bearerToken(request), ip });
+          const code: ErrorCode = 'RATE_LIMITED';
+          if (!decision.allowed) return [new GraphQLError(decision.message, { extensions: { code } })];
+        }
+        let connectionSubscriptions = perSocket.get(ctx);
+        if (!connectionSubscriptions) {
+          connectionSubscriptions = connectionSlots(limits.subscriptionsPerConnection);
+          perSocket.set(ctx, connectionSubscriptions);
+        }
         const { schema, execute, subscribe, contextFactory, parse, validate } = app.getEnveloped({
           ...ctx,
-          req: ctx.extra.request,
+          req: upgrade,
           socket: ctx.extra.socket,
           // Keys travel in connectionParams (browsers cannot set WebSocket headers) or the upgrade request.
-          request: credentialsRequest(ctx.connectionParams, ctx.extra.request.headers.authorization),
+          request,
           params,
-        });
+          connectionSubscriptions,
+        } satisfies SubscriptionContext & Record<string, unknown>);
         let document: DocumentNode;
         try {
           document = parse(params.query);
