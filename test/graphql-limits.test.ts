@@ -66,11 +66,11 @@ describe('GraphQL limits, checked before any resolver runs', () => {
   });
 
   it(`cost: ${GRAPHQL_LIMITS.cost} passes, one more is refused`, async () => {
-    // orders(limit: 90) { data { k scalars } } costs 20 + 90 (20 + k): k = 202 gives 20,000, each root scalar 1 more.
+    // orders(limit: 100) { data { k scalars } } costs 100 (20 + 20 + k): k = 210 gives 25,000; each root scalar adds 1.
     const priced = (rootScalars: number) =>
-      `{ ${repeat(rootScalars, 'a: __typename')} orders(limit: 90) { data { ${repeat(202, 'orderId')} } } }`;
+      `{ ${repeat(rootScalars, 'a: __typename')} orders(limit: 100) { data { ${repeat(210, 'orderId')} } } }`;
     expect(await errorOf(priced(0))).toBe('');
-    expect(await errorOf(priced(1))).toMatch(/cost limit of 20000 exceeded, found 20001/);
+    expect(await errorOf(priced(1))).toMatch(/cost limit of 25000 exceeded, found 25001/);
   });
 
   it('cost counts every list: two full pages in one request are refused, by first or by limit', async () => {
@@ -86,11 +86,13 @@ describe('GraphQL limits, checked before any resolver runs', () => {
     const pages = (n: number, page: (i: number) => string) => `{ ${Array.from({ length: n }, (_, i) => `p${i}: ${page(i)}`).join(' ')} }`;
     const byLimit = (i: number) =>
       i % 2 ? 'orders(limit: 100) { data { orderId } }' : 'ordersByUser(userId: "u", limit: 100) { data { orderId } }';
-    expect(await errorOf(pages(15, byLimit))).toMatch(/cost limit of 20000 exceeded/);
-    expect(await errorOf(pages(15, () => 'ordersConnection(first: 100) { edges { cursor } }'))).toMatch(/cost limit/);
-    // 100 orders cost at least 2,120: nine such pages fit, the tenth does not.
-    expect(await errorOf(pages(9, byLimit))).toBe('');
-    expect(await errorOf(pages(10, byLimit))).toMatch(/cost limit of 20000 exceeded, found 21200/);
+    expect(await errorOf(pages(15, byLimit))).toMatch(/cost limit of 25000 exceeded, found 61500/);
+    // A page field may read its rows whatever is selected (ordersConnection does): the size counts anyway.
+    expect(await errorOf(pages(15, () => 'ordersConnection(first: 100) { pageInfo { hasNextPage } }'))).toMatch(/cost limit/);
+    expect(await errorOf(pages(15, () => 'orders(limit: 100) { total }'))).toMatch(/cost limit of 25000 exceeded, found 31500/);
+    // 100 orders with one field cost 4,100: six such pages fit, the seventh does not.
+    expect(await errorOf(pages(6, byLimit))).toBe('');
+    expect(await errorOf(pages(7, byLimit))).toMatch(/cost limit of 25000 exceeded, found 28700/);
     // Fifteen small pages are fine.
     expect(await errorOf(pages(15, () => 'orders(limit: 5) { data { orderId } }'))).toBe('');
   });
@@ -98,9 +100,9 @@ describe('GraphQL limits, checked before any resolver runs', () => {
   it('a page size given as a variable counts as the largest page, 100', async () => {
     const pages = (n: number) =>
       `query ($n: Int) { ${Array.from({ length: n }, (_, i) => `p${i}: orders(limit: $n) { data { orderId } }`).join(' ')} }`;
-    const reply = await t.gql(pages(10), { n: 1 });
-    expect(reply.errors?.[0]?.message).toMatch(/cost limit of 20000 exceeded, found 21200/);
-    expect((await t.gql(pages(9), { n: 1 })).errors).toBeUndefined();
+    const reply = await t.gql(pages(7), { n: 1 });
+    expect(reply.errors?.[0]?.message).toMatch(/cost limit of 25000 exceeded, found 28700/);
+    expect((await t.gql(pages(6), { n: 1 })).errors).toBeUndefined();
   });
 
   it('refuses batched requests', async () => {

@@ -78,7 +78,7 @@ describe('GraphQL over WebSocket gets the GraphQL limits and the message limit',
       const refused = [
         [nested(7), /depth limit of 6 exceeded/],
         [aliases, /Aliases limit of 15 exceeded/],
-        [pages, /cost limit of 20000 exceeded, found 31800/],
+        [pages, /cost limit of 25000 exceeded, found 61500/],
         [tokens, /Token limit of 1000 exceeded/],
       ] as const;
       // A live subscription on the same socket, before the refusals.
