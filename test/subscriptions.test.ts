@@ -321,7 +321,7 @@ describe('subscriptions over WebSocket (graphql-ws)', () => {
 
   it('orderUpdated delivers the order when an escrow event is recorded', async () => {
     const server = createServer(t.app);
-    const ws = serveWebSockets(server, t.app);
+    const ws = serveWebSockets(server, t.app, { limits: t.runtime.limits, logger: t.logger });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     const client = createClient({ url: `ws://127.0.0.1:${port}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
@@ -359,7 +359,7 @@ describe('subscriptions over WebSocket (graphql-ws)', () => {
 
   it('answers a bad operation with its own error and keeps the socket; takes keys from connectionParams', async () => {
     const server = createServer(t.app);
-    const ws = serveWebSockets(server, t.app);
+    const ws = serveWebSockets(server, t.app, { limits: t.runtime.limits, logger: t.logger });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     let closed = false;
