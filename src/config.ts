@@ -48,6 +48,10 @@ const envSchema = z.object({
   ),
   WATCHER_POLL_MS: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(10, 'must be at least 10').default(2000),
   WATCHER_LEASE_MS: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(100, 'must be at least 100').default(30_000),
+
+  // Transport limits (README, Hardening): active subscriptions per WebSocket and per instance.
+  SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').positive('must be positive').default(100),
+  SUBSCRIPTIONS_PER_INSTANCE: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').positive('must be positive').default(10_000),
 });
 
 /** Per-chain overrides of the registry's EVM settings: EVM_<CHAIN>_<SETTING>, <CHAIN> the chain id upper-cased, "-" as "_". */
@@ -128,6 +132,10 @@ export interface Config {
   watcherLeaseMs: number;
   /** EVM_<CHAIN>_* overrides, keyed by the lower-cased <CHAIN> part (resolved in src/chains/evm/chain-config.ts). */
   evmOverrides: Record<string, EvmOverride>;
+
+  /** Active subscriptions one WebSocket may hold, and the whole instance (WebSocket and SSE together). */
+  subscriptionsPerConnection: number;
+  subscriptionsPerInstance: number;
 }
 
 /**
@@ -171,5 +179,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     watcherPollMs: e.WATCHER_POLL_MS,
     watcherLeaseMs: e.WATCHER_LEASE_MS,
     evmOverrides,
+
+    subscriptionsPerConnection: e.SUBSCRIPTIONS_PER_CONNECTION,
+    subscriptionsPerInstance: e.SUBSCRIPTIONS_PER_INSTANCE,
   };
 }

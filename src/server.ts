@@ -48,7 +48,7 @@ async function main(): Promise<void> {
 
   const server = createServer(app);
   // GraphQL over WebSocket (graphql-ws) beside SSE, on the same path.
-  const sockets = serveWebSockets(server, app);
+  const sockets = serveWebSockets(server, app, { limits: runtime.limits, logger });
   runtime.worker.start();
   for (const watcher of runtime.watchers) watcher.start();
   server.listen(config.port, config.host, () => {

@@ -62,6 +62,11 @@ export class RateLimitedError extends DomainError {
   readonly code = 'RATE_LIMITED';
 }
 
+/** Past the cap of active subscriptions, per connection or per instance. */
+export class TooManySubscriptionsError extends DomainError {
+  readonly code = 'TOO_MANY_SUBSCRIPTIONS';
+}
+
 /** A dependency (the database) cannot be reached; the client should retry. */
 export class UnavailableError extends DomainError {
   readonly code = 'UNAVAILABLE';
@@ -80,6 +85,7 @@ export const ERROR_CODES = [
   'QUOTE_MISMATCH',
   'UNPROCESSABLE',
   'RATE_LIMITED',
+  'TOO_MANY_SUBSCRIPTIONS',
   'INTERNAL',
   'UNAVAILABLE',
 ] as const;
