@@ -74,7 +74,7 @@ export function createApp(deps: AppDeps): App {
     context,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     // Yoga answers any URL *ending* in its health path with an empty 200; ours is /health with
-    // the seed's `Online`, served by the REST plugin, so Yoga's is moved out of the way.
+    // plain `Online`, served by the REST plugin, so Yoga's is moved out of the way.
     healthCheckEndpoint: `${GRAPHQL_ENDPOINT}/health`,
     landingPage: false,
     // GraphiQL's GET subscriptions must carry the CSRF header like any other client.

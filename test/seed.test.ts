@@ -31,7 +31,7 @@ afterAll(async () => {
 });
 
 describe('npm run seed', () => {
-  it('creates the orders in every status of CONTRACT 4.3, as planned', async () => {
+  it('creates the orders in every status, as planned', async () => {
     expect(result.orders).toBe(ORDERS);
     expect(result.orderIds).toHaveLength(ORDERS);
     expect(result.mismatches).toBe(0);

@@ -13,7 +13,7 @@ const facts = (s: string): EscrowFacts => ({
   late: s.includes('L'),
 });
 
-describe('deriveStage (CONTRACT 4.3)', () => {
+describe('deriveStage', () => {
   it.each([
     ['', '', 'pending'],
     ['', 'c', 'pending'],

@@ -19,7 +19,7 @@ import { createRuntime } from '../../src/runtime.ts';
 
 /**
  * `npm run seed`: fills the configured database with a realistic spread of orders in every status
- * of CONTRACT 4.3, through the domain rules (quote, order, escrow events) as the product itself would
+ * (src/domain/status/rule.ts), through the domain rules (quote, order, escrow events) as the product itself would
  * produce them, each at its own past time on a controlled clock.
  *
  *   npm run seed -- [--orders 200] [--users 40] [--days 10] [--seed orderbook] [--mode bulk|domain]

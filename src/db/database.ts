@@ -19,7 +19,7 @@ export interface Database {
   kind: DatabaseKind;
   /** Cheap round trip for /ready. */
   ping(): Promise<void>;
-  /** The driver under Prisma, for bulk statements Prisma has no API for (the seed's array inserts). */
+  /** The driver under Prisma, for bulk statements Prisma has no API for (the bulk seed's array inserts). */
   driver: MigrationTarget;
   close(): Promise<void>;
 }

@@ -8,7 +8,7 @@ import type { Chain } from './registry/registry.ts';
 export type AddressChain = Pick<Chain, 'kind' | 'network' | 'name'>;
 
 /**
- * Addresses per chain kind, checked with the chain's own rules (CONTRACT 3):
+ * Addresses per chain kind, checked with the chain's own rules (README, Choices the contract left open):
  * - EVM: 20-byte hex, all lowercase or with a correct EIP-55 checksum (a wrong checksum is a typo);
  * - Bitcoin: base58 (P2PKH, P2SH) or bech32/bech32m (P2WPKH, P2WSH, P2TR) of the chain's own network,
  *   so a testnet address can never receive mainnet funds;

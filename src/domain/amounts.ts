@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseField } from './input.ts';
 
 /**
- * Amounts are strings of decimal digits in base units, 0 < amount < 2^256 (CONTRACT 2). They are
+ * Amounts are strings of decimal digits in base units, 0 < amount < 2^256 (an EVM uint256). They are
  * checked as text before BigInt sees them, because BigInt is lenient ("" is 0n, " 1 " is 1n,
  * "0x10" is 16n), and they never pass through a JS number.
  */

@@ -7,7 +7,7 @@ import { hex32, object, text, timestamp } from './input.ts';
 import { deriveStage, type EscrowFacts } from './status/rule.ts';
 
 /**
- * Escrow events from the chains (CONTRACT 4.3): a watcher, or the relayer's chain adapter, reports
+ * Escrow events from the chains: a watcher, or the relayer's chain adapter, reports
  * that an escrow was created, claimed or cancelled. Events are facts, so only what no chain can
  * produce for one escrow is refused (409, nothing changed); the same event again is a no-op.
  */
@@ -63,7 +63,7 @@ interface RecordedFacts {
   timestamp: Date | null;
 }
 
-/** Where each kind of event is recorded on an intent (seed 2.2's create/claim/cancel columns). */
+/** Where each kind of event is recorded on an intent (its create/claim/cancel columns). */
 const COLUMNS = {
   create: { txHash: 'createTxHash', blockNumber: 'createBlockNumber', timestamp: 'createTimestamp' },
   claim: { txHash: 'claimTxHash', blockNumber: 'claimBlockNumber', timestamp: 'claimTimestamp' },

@@ -96,7 +96,7 @@ export interface CreatedOrder {
 }
 
 /**
- * Creates an order from a quote, consuming the quote exactly once (CONTRACT 4.1).
+ * Creates an order from a quote, consuming the quote exactly once.
  * Order of checks: shape (400), quote (404, 410, 409), match (422).
  */
 export async function createOrder(deps: DomainDeps, request: CreateOrderCommand): Promise<CreatedOrder> {
@@ -273,7 +273,7 @@ function intentData(
 
 const ORDER_ID = /^[0-9a-f]{64}$/;
 
-/** An id that cannot exist is simply not found (CONTRACT 4.1). */
+/** An id that cannot exist is simply not found. */
 export function orderIdOrNotFound(orderId: string): string {
   const id = orderId.toLowerCase();
   // An impossible id is not echoed back: it may hold anything, control characters included.

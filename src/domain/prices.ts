@@ -2,7 +2,7 @@ import { isPositiveDecimalString } from './amounts.ts';
 import type { Asset, Registry } from './registry/registry.ts';
 
 /**
- * Where USD prices come from (CONTRACT 3). Pluggable so a live feed can replace the static table;
+ * Where USD prices come from. Pluggable so a live feed can replace the static table;
  * a price is a positive decimal string, never a float.
  */
 export interface PriceSource {

@@ -4,7 +4,7 @@ import { countLivePending } from './status/live-pending.ts';
 import type { Registry } from './registry/registry.ts';
 import { stageBucket, type StatusBucket } from './status/rule.ts';
 
-/** Seed 2.5, with the seed's field names in camelCase. */
+/** GET /stats, with the REST field names in camelCase. */
 export interface StatsWindow {
   totalOrders: number;
   completedOrders: number;

@@ -7,7 +7,7 @@ import { hex32, object, text } from '../domain/input.ts';
 import { orderIdOrNotFound } from '../domain/orders.ts';
 
 /**
- * Claim requests to the relayer (CONTRACT 5). A request is accepted only when the destination escrow
+ * Claim requests to the relayer (README, Lifecycle and relayer). A request is accepted only when the destination escrow
  * can still be claimed with this secret; it is stored before the 202 and processed by the worker.
  */
 

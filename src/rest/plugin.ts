@@ -12,7 +12,7 @@ export interface RestOptions {
   registry: Registry;
   now: () => Date;
   run: (request: Request) => RunDocument;
-  /** Plain-text liveness (seed 4.5) and readiness (which dependency is down). */
+  /** Plain-text liveness (`Online`) and readiness (which dependency is down). */
   health: () => Response;
   ready: () => Promise<Response>;
   relayerHealth: () => Promise<Response>;
@@ -20,7 +20,7 @@ export interface RestOptions {
 }
 
 /**
- * Answers every path but the GraphQL endpoint: the seed's REST paths, health, and the envelope for
+ * Answers every path but the GraphQL endpoint: the REST paths (README), health, and the envelope for
  * unknown paths (404) and wrong methods (405 with Allow).
  */
 export function restPlugin(options: RestOptions): Plugin {

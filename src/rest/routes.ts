@@ -119,7 +119,7 @@ export const routes: Route[] = [
     async handle(input, run) {
       const { data } = await runWrite(run, 'createOrder', createOrderSchemaFor(input.registry), input.body);
       const created = data.createOrder as { replayed: boolean; order: unknown };
-      // An exact replay answers 200 with the same order; a first creation 201 (CONTRACT 2).
+      // An exact replay answers 200 with the same order; a first creation 201.
       return ok(restOrder(created.order), created.replayed ? 200 : 201);
     },
   },

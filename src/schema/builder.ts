@@ -10,7 +10,7 @@ import type { GraphQLContext } from './context.ts';
 
 /**
  * graphql-scalars' DateTime, printed the way the whole API prints time: UTC, whole seconds,
- * `YYYY-MM-DDTHH:MM:SSZ` (CONTRACT 2).
+ * `YYYY-MM-DDTHH:MM:SSZ`, as every timestamp of the API is.
  */
 const DateTime = new GraphQLScalarType({
   ...DateTimeResolver.toConfig(),

@@ -3,7 +3,7 @@ import { builder } from './builder.ts';
 /** Decimal columns print as plain integer strings, never in exponent form. */
 const decimalText = (value: { toFixed(): string } | null) => (value === null ? null : value.toFixed());
 
-/** One escrow side of an order (seed 2.2). On-chain fields stay null until their event arrives. */
+/** One escrow side of an order. On-chain fields stay null until their event arrives. */
 export const Intent = builder.prismaObject('Intent', {
   description: 'One escrow side of an order: the user\'s source escrow or the solver\'s destination escrow.',
   fields: (t) => ({

@@ -26,7 +26,7 @@ import type { GraphQLContext } from './context.ts';
 import { Intent } from './intent.ts';
 
 export const OrderStatusEnum = builder.enumType('OrderStatus', {
-  description: 'Derived from the intents\' on-chain facts and the clock (CONTRACT 4.3).',
+  description: 'Derived from the intents\' on-chain facts and the clock.',
   values: Object.fromEntries(ORDER_STATUSES.map((status) => [status.toUpperCase(), { value: status }])) as Record<
     Uppercase<OrderStatus>,
     { value: OrderStatus }
@@ -74,7 +74,7 @@ const OrderFilter = builder.inputType('OrderFilter', {
   }),
 });
 
-/** A page of orders as the seed's list endpoints return it (seed 2.3). */
+/** A page of orders as the REST list endpoints return it (README, REST and GraphQL). */
 interface OrderPageShape {
   where: Prisma.OrderWhereInput;
   page: number;

@@ -214,7 +214,7 @@ export class EvmWatcher {
         return 0;
       }
       if (error instanceof ConflictError || error instanceof BadRequestError) {
-        // A fact the order cannot take (CONTRACT 4.3): reported and skipped, the chain moves on.
+        // A fact the order cannot take (src/domain/escrow-events.ts): reported and skipped, the chain moves on.
         this.log.warn({ ...where, reason: error.message }, 'escrow event refused');
         return 0;
       }

@@ -4,7 +4,7 @@ import { isValidAddress, normalizeAddress, type AddressChain } from '../addresse
 import { isAmountString, isPositiveDecimalString, normalizeDecimal } from '../amounts.ts';
 
 /**
- * The asset registry (CONTRACT 3): the chains the order book settles on and the assets it quotes.
+ * The asset registry: the chains the order book settles on and the assets it quotes.
  * The shipped default sits beside this file; ASSETS_FILE replaces it. A file is checked for shape
  * (zod) and then for consistency (chains exist, ids match, addresses are valid for their chain),
  * and every problem is reported at once, each with its path.
