@@ -1,14 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgres, pgliteTarget } from '../src/db/database.ts';
 import { MIGRATIONS_DIR, applyMigrations, readMigrations } from '../src/db/migrate.ts';
 import { TEST_DB } from './support/database.ts';
-import { ADMIN_URL, urlFor } from './support/postgres-setup.ts';
+import { createDatabase, type TestPostgresDatabase } from './support/postgres-setup.ts';
 
 describe.skipIf(TEST_DB !== 'pglite')('migration runner (on PGlite, once)', () => {
   it('applies every committed migration once, recording Prisma checksums, and is safe to rerun', async () => {
@@ -58,23 +56,16 @@ describe.skipIf(TEST_DB !== 'pglite')('migration runner (on PGlite, once)', () =
 });
 
 describe.skipIf(TEST_DB !== 'postgres')('PostgreSQL start-up', () => {
-  const name = `obg_migrate_${randomBytes(4).toString('hex')}`;
-  afterAll(async () => {
-    const admin = new pg.Client({ connectionString: ADMIN_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  });
+  let database: TestPostgresDatabase | undefined;
+  afterAll(() => database?.drop());
 
   it('refuses to start on unapplied migrations, and runs once they are applied (npm run db:migrate)', async () => {
-    const admin = new pg.Client({ connectionString: ADMIN_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    await expect(openPostgres({ url: urlFor(name) })).rejects.toThrow(/unapplied migration.*npm run db:migrate/);
-    const migrated = await openPostgres({ url: urlFor(name), migrate: true });
+    database = await createDatabase({ prefix: 'obg_migrate' });
+    const { url } = database;
+    await expect(openPostgres({ url })).rejects.toThrow(/unapplied migration.*npm run db:migrate/);
+    const migrated = await openPostgres({ url, migrate: true });
     await migrated.close();
-    const db = await openPostgres({ url: urlFor(name) });
+    const db = await openPostgres({ url });
     expect(await db.prisma.order.count()).toBe(0);
     await db.close();
   });

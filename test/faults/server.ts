@@ -1,10 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import pg from 'pg';
-import { pgTarget } from '../../src/db/database.ts';
-import { applyMigrations } from '../../src/db/migrate.ts';
-import { ADMIN_URL, urlFor } from '../support/postgres-setup.ts';
+import { createDatabase, type TestPostgresDatabase } from '../support/postgres-setup.ts';
 import { startServer as startServerProcess, type ServerProcess } from '../support/server-process.ts';
 
 export type { ServerProcess };
@@ -15,25 +11,8 @@ export function startServer(env: Record<string, string>): Promise<ServerProcess>
 }
 
 /** A migrated PostgreSQL database of its own, dropped by the returned function. */
-export async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `obg_fault_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const client = new pg.Client({ connectionString: urlFor(name) });
-  await client.connect();
-  await applyMigrations(pgTarget(client));
-  await client.end();
-  return {
-    url: urlFor(name),
-    async drop() {
-      const a = new pg.Client({ connectionString: ADMIN_URL });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
-    },
-  };
+export function freshDatabase(): Promise<TestPostgresDatabase> {
+  return createDatabase({ prefix: 'obg_fault', migrate: true });
 }
 
 const cluster = () => readdirSync('/etc/postgresql')[0]!;
