@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgres, pgliteTarget } from '../src/db/database.ts';
-import { MIGRATIONS_DIR, applyMigrations, readMigrations } from '../src/db/migrate.ts';
+import { MIGRATIONS_DIR, applyMigrations, pendingMigrations, readMigrations } from '../src/db/migrate.ts';
 import { TEST_DB } from './support/database.ts';
 import { createDatabase, type TestPostgresDatabase } from './support/postgres-setup.ts';
 
@@ -26,7 +26,7 @@ describe.skipIf(TEST_DB !== 'pglite')('migration runner (on PGlite, once)', () =
     }
   });
 
-  it('refuses a migration edited after it was applied, and rolls back a failing one whole', async () => {
+  it('refuses a migration edited after it was applied, when applying and when checking, and rolls back a failing one whole', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'obg-migrations-'));
     const pglite = await PGlite.create();
     try {
@@ -36,6 +36,8 @@ describe.skipIf(TEST_DB !== 'pglite')('migration runner (on PGlite, once)', () =
       const [first] = readdirSync(dir).filter((n) => n !== 'migration_lock.toml').sort();
       writeFileSync(join(dir, first!, 'migration.sql'), '-- edited\n', { flag: 'a' });
       await expect(applyMigrations(target, dir)).rejects.toThrow(/edited after it was applied/);
+      // The start-up check of a database the service does not migrate says the same.
+      await expect(pendingMigrations(target, dir)).rejects.toThrow(/edited after it was applied/);
 
       const broken = mkdtempSync(join(tmpdir(), 'obg-migrations-'));
       cpSync(MIGRATIONS_DIR, broken, { recursive: true });

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -5,7 +6,7 @@ import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { readMigrations } from '../src/db/migrate.ts';
-import { diffDatabaseToSchema, loadSchemaEngine } from '../src/db/schema-engine.ts';
+import { diffDatabaseToSchema, loadSchemaEngine } from '../prisma/scripts/schema-engine.ts';
 import { createDatabase, type TestPostgresDatabase } from './support/postgres-setup.ts';
 
 /**
@@ -105,4 +106,32 @@ describe('committed migrations vs prisma/schema.prisma', () => {
       TIMEOUT,
     );
   });
+});
+
+describe('the statistics triggers', () => {
+  const TRIGGERS_PATH = fileURLToPath(new URL('../prisma/sql/stats-triggers.sql', import.meta.url));
+
+  test(
+    'run exactly their current source, prisma/sql/stats-triggers.sql, once migrated',
+    async () => {
+      const pglite = new PGlite();
+      try {
+        await applyCommittedMigrations((sql) => pglite.exec(sql));
+        const definitions = async () =>
+          (
+            await pglite.query<{ definition: string }>(
+              `SELECT pg_get_functiondef(oid) AS definition FROM pg_proc
+               WHERE proname IN ('stats_orders_changed', 'stats_orders_truncated') ORDER BY proname`,
+            )
+          ).rows.map((row) => row.definition);
+        const migrated = await definitions();
+        expect(migrated).toHaveLength(2);
+        await pglite.exec(await readFile(TRIGGERS_PATH, 'utf8'));
+        expect(await definitions()).toEqual(migrated);
+      } finally {
+        await pglite.close();
+      }
+    },
+    TIMEOUT,
+  );
 });

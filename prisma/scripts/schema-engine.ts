@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, resolve } from 'node:path';
@@ -16,12 +17,13 @@ import type {
   SchemaFilter,
 } from '@prisma/schema-engine-wasm/schema_engine_bg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { readMigrations } from '../../src/db/migrate.ts';
 
 /**
  * A typed wrapper around Prisma's WebAssembly schema engine (`@prisma/schema-engine-wasm`), for
  * developer scripts and tests only: it creates migrations and checks a live database for drift.
  * Never load it at server start (compiling the 5 MB module and the engine's work take seconds);
- * the service applies the committed SQL itself (./migrate.ts). See shared PRISMA.md.
+ * the service applies the committed SQL itself (src/db/migrate.ts).
  *
  * The engine talks to databases only through a Prisma driver adapter factory
  * (`new PrismaPg({ connectionString })` or `new PrismaPGlite(pglite)`).
@@ -213,23 +215,11 @@ export async function readSchemaFiles(schemaPath: string): Promise<SchemaContain
 /** The migrations folder as the engine takes it (`<timestamp>_<name>/migration.sql`, in name order). */
 export async function readMigrationList(migrationsDir: string): Promise<MigrationList> {
   const baseDir = resolve(migrationsDir);
-  const entries = await readdir(baseDir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return [];
-    throw error;
-  });
-  const names = entries
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => entry.name)
-    .sort();
-  const migrationDirectories = await Promise.all(
-    names.map(async (name) => ({
-      path: name,
-      migrationFile: {
-        path: 'migration.sql',
-        content: { tag: 'ok' as const, value: await readFile(join(baseDir, name, 'migration.sql'), 'utf8') },
-      },
-    })),
-  );
+  const migrations = existsSync(baseDir) ? await readMigrations(baseDir) : [];
+  const migrationDirectories = migrations.map(({ name, sql }) => ({
+    path: name,
+    migrationFile: { path: 'migration.sql', content: { tag: 'ok' as const, value: sql } },
+  }));
   const lockfile = await readFile(join(baseDir, MIGRATION_LOCK_FILE), 'utf8').catch(() => null);
   return {
     baseDir,
