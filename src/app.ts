@@ -15,6 +15,7 @@ import { isWriterAllowed } from './http/api-keys.ts';
 import { bearerToken, keyMatches } from './http/auth.ts';
 import { graphqlBodyPlugin } from './http/graphql-body.ts';
 import { graphqlLimitPlugins } from './http/graphql-limits.ts';
+import type { Metrics } from './http/metrics.ts';
 import { readiness, relayerHealth } from './http/health.ts';
 import { rateLimitPlugin } from './http/rate-limit.ts';
 import { requestIdOf, requestLogPlugin } from './http/request-log.ts';
@@ -44,6 +45,8 @@ export interface AppDeps {
   redis?: Redis;
   /** What /relayer/health reports on. */
   relayer: { adapter: ChainAdapter; isRunning: () => boolean };
+  /** Prometheus metrics, served at /metrics unless they have a port of their own. */
+  metrics?: Metrics;
 }
 
 export type App = YogaServerInstance<Record<string, never>, GraphQLContext>;
@@ -92,6 +95,10 @@ export function createApp(deps: AppDeps): App {
     batching: false,
     plugins: [
       requestLogPlugin(deps.logger),
+      ...(deps.metrics?.plugins({
+        graphqlEndpoint: GRAPHQL_ENDPOINT,
+        servePath: deps.config.metrics.port === undefined ? '/metrics' : undefined,
+      }) ?? []),
       rateLimitPlugin({
         perKeyPerMinute: deps.config.rateLimitPerKey,
         perIpPerMinute: deps.config.rateLimitPerIp,

@@ -48,6 +48,8 @@ const envSchema = z.object({
   ),
   WATCHER_POLL_MS: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(10, 'must be at least 10').default(2000),
   WATCHER_LEASE_MS: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(100, 'must be at least 100').default(30_000),
+  METRICS: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
+  METRICS_PORT: z.coerce.number().int('must be an integer').min(1).max(65535, 'must be a TCP port (1-65535)').optional(),
 });
 
 /** Per-chain overrides of the registry's EVM settings: EVM_<CHAIN>_<SETTING>, <CHAIN> the chain id upper-cased, "-" as "_". */
@@ -128,6 +130,8 @@ export interface Config {
   watcherLeaseMs: number;
   /** EVM_<CHAIN>_* overrides, keyed by the lower-cased <CHAIN> part (resolved in src/chains/evm/chain-config.ts). */
   evmOverrides: Record<string, EvmOverride>;
+  /** Prometheus metrics: off, or served at /metrics on `port` (the API's own port when undefined). */
+  metrics: { enabled: boolean; port: number | undefined };
 }
 
 /**
@@ -171,5 +175,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     watcherPollMs: e.WATCHER_POLL_MS,
     watcherLeaseMs: e.WATCHER_LEASE_MS,
     evmOverrides,
+    metrics: { enabled: e.METRICS === 'on', port: e.METRICS_PORT },
   };
 }

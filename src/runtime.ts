@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { DomainDeps } from './domain/deps.ts';
 import { recordEscrowEvent } from './domain/escrow-events.ts';
+import { createMetrics, type Metrics } from './http/metrics.ts';
 import { StaticPriceSource } from './domain/prices.ts';
 import { loadRegistry } from './domain/registry/registry.ts';
 import { memoryStatsCache, redisStatsCache, type StatsCache } from './domain/stats-cache.ts';
@@ -38,6 +39,8 @@ export interface Runtime {
   watchers: EvmWatcher[];
   pubsub: OrderPubSub;
   statsCache: StatsCache;
+  /** Prometheus metrics; undefined when METRICS=off. */
+  metrics: Metrics | undefined;
   /** The domain's dependencies, for scripts and tests that act as a watcher would. */
   deps: DomainDeps;
   /** Stops the worker, the watchers and the simulated chain (the database is the caller's). */
@@ -51,9 +54,19 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const registry = loadRegistry(config.assetsFile);
   const prices = new StaticPriceSource(registry);
   const pubsub = createOrderPubSub(redis ? { publish: redis.client, subscribe: redis.subscriber } : undefined);
-  const statsCache =
+  let watchers: EvmWatcher[] = [];
+  const metrics = config.metrics.enabled
+    ? createMetrics({
+        pool: db.poolStats,
+        relayerQueueDepth: () => db.prisma.relayerClaim.count({ where: { status: { in: ['queued', 'submitted'] } } }),
+        watcherLag: () => watchers.flatMap((w) => (w.lagBlocks === undefined ? [] : [{ chain: w.chain, blocks: w.lagBlocks }])),
+      })
+    : undefined;
+  const statsCache = countedStatsCache(
     options.statsCache ??
-    (redis ? redisStatsCache(redis.client, config.statsCacheSeconds) : memoryStatsCache(config.statsCacheSeconds));
+      (redis ? redisStatsCache(redis.client, config.statsCacheSeconds) : memoryStatsCache(config.statsCacheSeconds)),
+    metrics,
+  );
   const deps: DomainDeps = { prisma: db.prisma, rows: db.rows, registry, prices, config, now, events: pubSubOrderEvents(pubsub) };
 
   const chain = new SimulatedChain({
@@ -72,7 +85,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const evm = evmChains.length > 0 ? new EvmClaimAdapter({ chains: evmChains, privateKey: config.relayerPrivateKey, logger }) : undefined;
   const adapter = new ChainRouter(evm && { adapter: evm, handles: (id) => evm.handles(id) }, chain);
   const owner = `${process.pid}-${randomUUID().slice(0, 8)}`;
-  const watchers = evmChains.map(
+  watchers = evmChains.map(
     ({ settings, client }) =>
       new EvmWatcher({
         chain: settings,
@@ -85,7 +98,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         leaseMs: config.watcherLeaseMs,
       }),
   );
-  const worker = new RelayerWorker({ prisma: db.prisma, adapter, logger, now, pollMs: config.relayerPollMs });
+  const worker = new RelayerWorker({
+    prisma: db.prisma,
+    adapter,
+    logger,
+    now,
+    pollMs: config.relayerPollMs,
+    onOutcome: metrics && ((outcome) => metrics.claimOutcome(outcome)),
+  });
 
   const app = createApp({
     config,
@@ -96,6 +116,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     logger,
     now,
     pubsub,
+    metrics,
     redis: redis?.client,
     relayer: { adapter, isRunning: () => worker.isRunning },
     readinessChecks: redis ? { redis: () => redis.client.ping() } : undefined,
@@ -109,10 +130,28 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     watchers,
     pubsub,
     statsCache,
+    metrics,
     deps,
     async stop() {
       await Promise.all([worker.stop(), ...watchers.map((w) => w.stop())]);
       chain.stop();
     },
+  };
+}
+
+/** Counts statistics reads as cache hits or misses: a miss is a read that ran the computation itself. */
+function countedStatsCache(cache: StatsCache, metrics: Metrics | undefined): StatsCache {
+  if (!metrics) return cache;
+  return {
+    async get(compute) {
+      let computed = false;
+      const cached = await cache.get(() => {
+        computed = true;
+        return compute();
+      });
+      metrics.statsCache(computed ? 'miss' : 'hit');
+      return cached;
+    },
+    clear: () => cache.clear(),
   };
 }

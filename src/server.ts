@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openPglite, openPostgres, type Database } from './db/database.ts';
+import { serveMetricsOnPort } from './http/metrics.ts';
 import { createLogger } from './logger.ts';
 import { SUBSCRIBER_OPTIONS } from './redis.ts';
 import { createRuntime } from './runtime.ts';
@@ -49,6 +50,8 @@ async function main(): Promise<void> {
   const server = createServer(app);
   // GraphQL over WebSocket (graphql-ws) beside SSE, on the same path.
   const sockets = serveWebSockets(server, app);
+  const metricsServer =
+    runtime.metrics && config.metrics.port !== undefined ? serveMetricsOnPort(runtime.metrics, config.metrics.port, config.host) : undefined;
   runtime.worker.start();
   for (const watcher of runtime.watchers) watcher.start();
   server.listen(config.port, config.host, () => {
@@ -72,6 +75,7 @@ async function main(): Promise<void> {
       server.closeIdleConnections();
     });
     await sockets.close();
+    metricsServer?.close();
     await runtime.stop();
     redis?.client.disconnect();
     redis?.subscriber.disconnect();

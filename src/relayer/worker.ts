@@ -16,6 +16,8 @@ export interface RelayerWorkerOptions {
   backoffMs?: number;
   /** A submitted claim not seen on chain by then is failed. */
   confirmTimeoutMs?: number;
+  /** Told each claim's outcome (the metrics count them). */
+  onOutcome?: (outcome: 'submitted' | 'retried' | 'failed' | 'confirmed') => void;
 }
 
 interface LeasedClaim {
@@ -114,6 +116,7 @@ export class RelayerWorker {
         data: { status: 'submitted', txHash, submittedAt: this.options.now(), leaseUntil: null, lastError: null },
       });
       log.info({ txHash }, 'claim submitted');
+      this.options.onOutcome?.('submitted');
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       const retry = error instanceof TransientChainError && claim.attempts < this.maxAttempts;
@@ -125,6 +128,7 @@ export class RelayerWorker {
           : { status: 'failed', lastError: reason, leaseUntil: null },
       });
       log.warn({ reason, retryInMs: retry ? delay : undefined }, retry ? 'claim submission failed; will retry' : 'claim failed');
+      this.options.onOutcome?.(retry ? 'retried' : 'failed');
     }
   }
 
@@ -155,6 +159,7 @@ export class RelayerWorker {
         data: { status: outcome.status, lastError: outcome.lastError ?? null },
       });
       moved += count;
+      if (count > 0) this.options.onOutcome?.(outcome.status);
     }
     return moved;
   }
