@@ -25,6 +25,7 @@ import { restPlugin } from './rest/plugin.ts';
 import type { RunDocument } from './rest/routes.ts';
 import type { GraphQLContext } from './schema/context.ts';
 import { createLoaders } from './schema/loaders.ts';
+import { tracingPlugin } from './tracing.ts';
 import { schema } from './schema/index.ts';
 import { pubSubOrderEvents, type OrderPubSub } from './schema/pubsub.ts';
 
@@ -52,6 +53,30 @@ export interface AppDeps {
 export type App = YogaServerInstance<Record<string, never>, GraphQLContext>;
 
 export const GRAPHQL_ENDPOINT = '/graphql';
+
+/** What GraphiQL opens with: a query that answers on an empty book too, and points at the rest. */
+export const GRAPHIQL_EXAMPLE = `# The order book's GraphQL API. Press the run button (or Ctrl-Enter).
+# Every type and field is described in the Documentation Explorer (the book icon, top left).
+query LatestOrders {
+  orders(limit: 5) {
+    total
+    data {
+      orderId
+      status
+      sourceIntent { chain asset amount }
+      destinationIntent { chain asset amount }
+      createdAt
+    }
+  }
+  stats {
+    last24h { totalOrders completedOrders totalVolumeUsd }
+  }
+  assets { id symbol decimals priceUsd }
+}
+
+# Next: createQuote, then createOrder with the quote's amounts (see the README's curl walk-through),
+# and follow an order live with: subscription { orderUpdated(orderId: "...") { status updatedAt } }
+`;
 
 /** The whole HTTP surface as one fetch-style handler: GraphQL at /graphql, REST everywhere else. */
 export function createApp(deps: AppDeps): App {
@@ -81,7 +106,11 @@ export function createApp(deps: AppDeps): App {
     healthCheckEndpoint: `${GRAPHQL_ENDPOINT}/health`,
     landingPage: false,
     // GraphiQL's GET subscriptions must carry the CSRF header like any other client.
-    graphiql: { title: 'Order book GraphQL', additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' } },
+    graphiql: {
+      title: 'Order book GraphQL',
+      additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },
+      defaultQuery: GRAPHIQL_EXAMPLE,
+    },
     // GraphiQL's assets come from the npm package, not a CDN: the machines have no internet.
     renderGraphiQL,
     logging: {
@@ -117,6 +146,8 @@ export function createApp(deps: AppDeps): App {
           onError: (result) => deps.logger.warn({ errors: result.errors }, 'GraphQL JIT could not compile a document'),
         },
       ),
+      // Spans only when an OTLP endpoint is configured (src/tracing.ts).
+      deps.config.otlpEndpoint ? tracingPlugin(GRAPHQL_ENDPOINT) : {},
       restPlugin({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         apiKeys: deps.config.apiKeys,

@@ -50,6 +50,10 @@ const envSchema = z.object({
   WATCHER_LEASE_MS: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(100, 'must be at least 100').default(30_000),
   METRICS: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
   METRICS_PORT: z.coerce.number().int('must be an integer').min(1).max(65535, 'must be a TCP port (1-65535)').optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.refine(
+    (url) => url === undefined || /^https?:\/\//.test(url),
+    'must be an http:// or https:// URL (the OTLP/HTTP collector; unset for no traces)',
+  ),
 });
 
 /** Per-chain overrides of the registry's EVM settings: EVM_<CHAIN>_<SETTING>, <CHAIN> the chain id upper-cased, "-" as "_". */
@@ -132,6 +136,8 @@ export interface Config {
   evmOverrides: Record<string, EvmOverride>;
   /** Prometheus metrics: off, or served at /metrics on `port` (the API's own port when undefined). */
   metrics: { enabled: boolean; port: number | undefined };
+  /** Traces are exported over OTLP/HTTP to this collector (src/tracing.ts); undefined: no tracing at all. */
+  otlpEndpoint: string | undefined;
 }
 
 /**
@@ -176,5 +182,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     watcherLeaseMs: e.WATCHER_LEASE_MS,
     evmOverrides,
     metrics: { enabled: e.METRICS === 'on', port: e.METRICS_PORT },
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
   };
 }

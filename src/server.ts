@@ -7,6 +7,7 @@ import { serveMetricsOnPort } from './http/metrics.ts';
 import { createLogger } from './logger.ts';
 import { SUBSCRIBER_OPTIONS } from './redis.ts';
 import { createRuntime } from './runtime.ts';
+import { startTracing } from './tracing.ts';
 import { serveWebSockets } from './websocket.ts';
 
 function connectRedis(url: string, keyPrefix: string, logger: Logger) {
@@ -30,6 +31,8 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  // Before the database: Prisma's spans need the tracer provider in place.
+  const tracing = await startTracing(process.env);
 
   const db: Database = config.databaseUrl
     ? await openPostgres({ url: config.databaseUrl, onPoolError: (err) => logger.warn({ err }, 'database pool error') })
@@ -80,6 +83,7 @@ async function main(): Promise<void> {
     redis?.client.disconnect();
     redis?.subscriber.disconnect();
     await db.close();
+    await tracing?.shutdown();
     logger.info('stopped');
     process.exit(0);
   };

@@ -21,6 +21,9 @@ await build({
     '@electric-sql/pglite',
     // pg's optional native binding, which we do not use.
     'pg-native',
+    // Tracing: loaded from node_modules only when OTEL_EXPORTER_OTLP_ENDPOINT is set (src/tracing.ts).
+    '@opentelemetry/*',
+    '@prisma/instrumentation',
   ],
   // Bundled CommonJS packages call require() for Node's built-ins.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
