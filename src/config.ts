@@ -48,6 +48,10 @@ const envSchema = z.object({
   ),
   WATCHER_POLL_MS: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(10, 'must be at least 10').default(2000),
   WATCHER_LEASE_MS: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(100, 'must be at least 100').default(30_000),
+
+  // Transport limits (README, Hardening): active subscriptions per WebSocket and per instance.
+  SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').positive('must be positive').default(100),
+  SUBSCRIPTIONS_PER_INSTANCE: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').positive('must be positive').default(10_000),
   METRICS: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
   METRICS_PORT: z.coerce.number().int('must be an integer').min(1).max(65535, 'must be a TCP port (1-65535)').optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.refine(
@@ -134,6 +138,10 @@ export interface Config {
   watcherLeaseMs: number;
   /** EVM_<CHAIN>_* overrides, keyed by the lower-cased <CHAIN> part (resolved in src/chains/evm/chain-config.ts). */
   evmOverrides: Record<string, EvmOverride>;
+
+  /** Active subscriptions one WebSocket may hold, and the whole instance (WebSocket and SSE together). */
+  subscriptionsPerConnection: number;
+  subscriptionsPerInstance: number;
   /** Prometheus metrics: off, or served at /metrics on `port` (the API's own port when undefined). */
   metrics: { enabled: boolean; port: number | undefined };
   /** Traces are exported over OTLP/HTTP to this collector (src/tracing.ts); undefined: no tracing at all. */
@@ -181,6 +189,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     watcherPollMs: e.WATCHER_POLL_MS,
     watcherLeaseMs: e.WATCHER_LEASE_MS,
     evmOverrides,
+
+    subscriptionsPerConnection: e.SUBSCRIPTIONS_PER_CONNECTION,
+    subscriptionsPerInstance: e.SUBSCRIPTIONS_PER_INSTANCE,
     metrics: { enabled: e.METRICS === 'on', port: e.METRICS_PORT },
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
   };

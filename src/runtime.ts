@@ -13,6 +13,7 @@ import { createMetrics, type Metrics } from './http/metrics.ts';
 import { StaticPriceSource } from './domain/prices.ts';
 import { loadRegistry } from './domain/registry/registry.ts';
 import { memoryStatsCache, redisStatsCache, type StatsCache } from './domain/stats-cache.ts';
+import { createTransportLimits, type TransportLimits } from './http/transport-limits.ts';
 import { ChainRouter } from './relayer/chain-router.ts';
 import { EvmClaimAdapter } from './relayer/evm-adapter.ts';
 import { SimulatedChain } from './relayer/simulated-chain.ts';
@@ -39,6 +40,8 @@ export interface Runtime {
   watchers: EvmWatcher[];
   pubsub: OrderPubSub;
   statsCache: StatsCache;
+  /** Rate limits and subscription caps, for the WebSocket transport as for HTTP. */
+  limits: TransportLimits;
   /** Prometheus metrics; undefined when METRICS=off. */
   metrics: Metrics | undefined;
   /** The domain's dependencies, for scripts and tests that act as a watcher would. */
@@ -107,6 +110,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     onOutcome: metrics && ((outcome) => metrics.claimOutcome(outcome)),
   });
 
+  const limits = createTransportLimits(config, redis?.client);
   const app = createApp({
     config,
     db,
@@ -116,8 +120,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     logger,
     now,
     pubsub,
+    limits,
     metrics,
-    redis: redis?.client,
     relayer: { adapter, isRunning: () => worker.isRunning },
     readinessChecks: redis ? { redis: () => redis.client.ping() } : undefined,
   });
@@ -130,6 +134,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     watchers,
     pubsub,
     statsCache,
+    limits,
     metrics,
     deps,
     async stop() {

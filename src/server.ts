@@ -52,7 +52,7 @@ async function main(): Promise<void> {
 
   const server = createServer(app);
   // GraphQL over WebSocket (graphql-ws) beside SSE, on the same path.
-  const sockets = serveWebSockets(server, app);
+  const sockets = serveWebSockets(server, app, { limits: runtime.limits, logger });
   const metricsServer =
     runtime.metrics && config.metrics.port !== undefined ? serveMetricsOnPort(runtime.metrics, config.metrics.port, config.host) : undefined;
   runtime.worker.start();
