@@ -36,8 +36,8 @@ export interface AppDeps {
   logger: Logger;
   /** The clock every rule reads; tests move it. */
   now?: () => Date;
-  /** Extra readiness checks by dependency name (e.g. redis). */
-  readinessChecks?: Record<string, () => Promise<unknown>>;
+  /** Readiness checks of optional dependencies by name (redis): reported by /ready, never failing it. */
+  optionalChecks?: Record<string, () => Promise<unknown>>;
   /** Subscription fan-out; in-process unless built on Redis. */
   pubsub: OrderPubSub;
   /** Shares rate-limit counters between instances. */
@@ -117,7 +117,7 @@ export function createApp(deps: AppDeps): App {
         now,
         run: (request) => runDocument(yoga, request),
         health: () => new Response('Online', { headers: { 'content-type': 'text/plain; charset=utf-8' } }),
-        ready: () => readiness({ database: () => deps.db.ping(), ...deps.readinessChecks }),
+        ready: () => readiness({ database: () => deps.db.ping() }, deps.optionalChecks),
         relayerHealth: () => relayerHealth({ prisma: deps.db.prisma, now, ...deps.relayer }),
         onInternalError: (error, request) =>
           deps.logger.error({ err: error, reqId: requestIdOf(request), method: request.method }, 'unhandled error'),
