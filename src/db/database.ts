@@ -4,6 +4,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 import { applyMigrations, pendingMigrations, type MigrationTarget } from './migrate.ts';
 import { createRowStore, type RowStore } from './row-store.ts';
 
@@ -94,12 +95,20 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
 
 /**
  * Embedded PostgreSQL (PGlite) on a data directory, or in memory when dataDir is undefined.
- * It always migrates itself: a newcomer runs `npm start` and has a working database.
+ * It always migrates itself: a newcomer runs `npm start` and has a working database. A data
+ * directory is held by one process at a time (data-dir-lock.ts): a second one is refused.
  */
 export async function openPglite(dataDir: string | undefined, onQuery?: QueryListener): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const pglite = await PGlite.create(dataDir);
-  await applyMigrations(pgliteTarget(pglite));
+  const lock = dataDir ? lockDataDir(dataDir) : undefined;
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(dataDir);
+    await applyMigrations(pgliteTarget(pglite));
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const adapters = new PrismaPGlite(pglite);
   const prisma = newClient(adapters, onQuery);
   const rowAdapter = await adapters.connect();
@@ -115,6 +124,7 @@ export async function openPglite(dataDir: string | undefined, onQuery?: QueryLis
       await prisma.$disconnect();
       await rowAdapter.dispose();
       await pglite.close();
+      lock?.release();
     },
   };
 }
