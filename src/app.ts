@@ -90,6 +90,7 @@ export function createApp(deps: AppDeps): App {
     maskedErrors: { maskError: (error, message) => maskError(error, message, deps.logger) },
     // One operation per request: batching would multiply every limit below by the batch size.
     batching: false,
+    cors: corsPolicy(deps.config.corsOrigins),
     plugins: [
       requestLogPlugin(deps.logger),
       rateLimitPlugin({
@@ -175,4 +176,24 @@ function maskError(error: unknown, message: string, logger: Logger): Error {
   }
   logger.error({ err: original }, 'internal error in a resolver');
   return new GraphQLError(message, { extensions: { code: 'INTERNAL' } });
+}
+
+/**
+ * CORS: any origin by default, or only those in CORS_ORIGINS; never with credentials, since callers
+ * authenticate with a bearer key, not cookies (an origin reflected with credentials would let any
+ * site act with a visitor's cookies). README, Hardening.
+ */
+function corsPolicy(allowed: string[] | undefined) {
+  const policy = {
+    credentials: false,
+    methods: ['GET', 'POST', 'DELETE'],
+    allowedHeaders: ['authorization', 'content-type', 'accept', 'x-request-id', 'x-graphql-yoga-csrf'],
+    exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'],
+    maxAge: 600,
+  };
+  if (!allowed) return { ...policy, origin: '*' };
+  return (request: Request) => {
+    const origin = request.headers.get('origin');
+    return origin !== null && allowed.includes(origin) ? { ...policy, origin: [origin] } : false;
+  };
 }

@@ -1,6 +1,6 @@
-import { createServer } from 'node:http';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openPglite, openPostgres, type Database } from './db/database.ts';
+import { createHttpServer } from './http/node-server.ts';
 import { createLogger } from './logger.ts';
 import { connectRedis } from './redis.ts';
 import { createRuntime } from './runtime.ts';
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   }
   const { app } = runtime;
 
-  const server = createServer(app);
+  const server = createHttpServer(app, config.http);
   // GraphQL over WebSocket (graphql-ws) beside SSE, on the same path.
   const sockets = serveWebSockets(server, app);
   runtime.worker.start();
