@@ -17,6 +17,9 @@ const seconds = (fallback: number) =>
 const millis = (fallback: number, min: number) =>
   z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(min, `must be at least ${min}`).default(fallback);
 
+/** Database time limits; also the defaults of a database opened without a configuration (scripts, tests). */
+export const DATABASE_TIMEOUT_DEFAULTS = { connectTimeoutMs: 3_000, statementTimeoutMs: 5_000, queryTimeoutMs: 6_000 } as const;
+
 const ORIGIN = /^https?:\/\/[^/\s,]+$/;
 
 const envSchema = z.object({
@@ -64,9 +67,9 @@ const envSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: millis(30_000, 1_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: millis(5_000, 100),
   HTTP_MAX_REQUESTS_PER_SOCKET: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').default(1_000),
-  DATABASE_CONNECT_TIMEOUT_MS: millis(3_000, 100),
-  DATABASE_STATEMENT_TIMEOUT_MS: millis(5_000, 100),
-  DATABASE_QUERY_TIMEOUT_MS: millis(6_000, 100),
+  DATABASE_CONNECT_TIMEOUT_MS: millis(DATABASE_TIMEOUT_DEFAULTS.connectTimeoutMs, 100),
+  DATABASE_STATEMENT_TIMEOUT_MS: millis(DATABASE_TIMEOUT_DEFAULTS.statementTimeoutMs, 100),
+  DATABASE_QUERY_TIMEOUT_MS: millis(DATABASE_TIMEOUT_DEFAULTS.queryTimeoutMs, 100),
 });
 
 /** Per-chain overrides of the registry's EVM settings: EVM_<CHAIN>_<SETTING>, <CHAIN> the chain id upper-cased, "-" as "_". */

@@ -25,7 +25,11 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
 
   const db: Database = config.databaseUrl
-    ? await openPostgres({ url: config.databaseUrl, onPoolError: (err) => logger.warn({ err }, 'database pool error') })
+    ? await openPostgres({
+        url: config.databaseUrl,
+        timeouts: config.database,
+        onPoolError: (err) => logger.warn({ err }, 'database pool error'),
+      })
     : await openPglite(config.dataDir);
   const redis = config.redisUrl ? connectRedis(config.redisUrl, config.redisKeyPrefix, logger) : undefined;
   let runtime;

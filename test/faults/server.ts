@@ -1,6 +1,8 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { pgTarget } from '../../src/db/database.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
@@ -115,4 +117,43 @@ export async function privateRedis() {
   };
   await redis.start();
   return redis;
+}
+
+/**
+ * A PostgreSQL cluster of the test's own (initdb in a temporary folder, on a free port), so a test
+ * can freeze it (SIGSTOP: alive, accepting TCP, answering nothing) without touching the machine's.
+ */
+export async function privatePostgres() {
+  const bin = join('/usr/lib/postgresql', readdirSync('/usr/lib/postgresql')[0]!, 'bin');
+  const dir = mkdtempSync(join(tmpdir(), 'obg-pg-'));
+  chmodSync(dir, 0o777);
+  const data = join(dir, 'data');
+  const port = await freePort();
+  const asPostgres = (...args: string[]) => execFileSync('runuser', ['-u', 'postgres', '--', ...args], { stdio: 'pipe' });
+  asPostgres(join(bin, 'initdb'), '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync');
+  asPostgres(join(bin, 'pg_ctl'), '-D', data, '-w', '-l', join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start');
+  const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await applyMigrations(pgTarget(client));
+  await client.end();
+  /** The postmaster and every backend it forked. */
+  const processes = () => {
+    const postmaster = readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();
+    const children = execFileSync('pgrep', ['-P', postmaster], { stdio: 'pipe' }).toString().split('\n').filter(Boolean);
+    return [Number(postmaster), ...children.map(Number)];
+  };
+  return {
+    url,
+    freeze: () => processes().forEach((pid) => process.kill(pid, 'SIGSTOP')),
+    thaw: () => processes().forEach((pid) => process.kill(pid, 'SIGCONT')),
+    destroy() {
+      try {
+        processes().forEach((pid) => process.kill(pid, 'SIGCONT'));
+        asPostgres(join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
 }
