@@ -3,7 +3,6 @@ import { PothosValidationError } from '@pothos/core';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError, getOperationAST } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
@@ -19,6 +18,8 @@ import { graphqlLimitPlugins } from './http/graphql-limits.ts';
 import { graphqlVariablesPlugin } from './http/graphql-variables.ts';
 import { readiness, relayerHealth } from './http/health.ts';
 import { rateLimitPlugin } from './http/rate-limit.ts';
+import { subscriptionLimitPlugin } from './http/subscription-limits.ts';
+import type { TransportLimits } from './http/transport-limits.ts';
 import { requestIdOf, requestLogPlugin } from './http/request-log.ts';
 import type { ChainAdapter } from './relayer/chain-adapter.ts';
 import { documents } from './rest/documents.ts';
@@ -42,8 +43,8 @@ export interface AppDeps {
   optionalChecks?: Record<string, () => Promise<unknown>>;
   /** Subscription fan-out; in-process unless built on Redis. */
   pubsub: OrderPubSub;
-  /** Shares rate-limit counters between instances. */
-  redis?: Redis;
+  /** Rate limits and subscription caps, shared with the WebSocket transport. */
+  limits: TransportLimits;
   /** What /relayer/health reports on. */
   relayer: { adapter: ChainAdapter; isRunning: () => boolean };
 }
@@ -90,15 +91,11 @@ export function createApp(deps: AppDeps): App {
     cors: corsPolicy(deps.config.corsOrigins),
     plugins: [
       requestLogPlugin(deps.logger),
-      rateLimitPlugin({
-        perKeyPerMinute: deps.config.rateLimitPerKey,
-        perIpPerMinute: deps.config.rateLimitPerIp,
-        trustProxy: deps.config.trustProxy,
-        redis: deps.redis,
-      }) ?? {},
+      deps.limits.rateLimiter ? rateLimitPlugin(deps.limits.rateLimiter, deps.limits.trustProxy) : {},
       graphqlBodyPlugin(),
       graphqlVariablesPlugin(new Set(Object.values(documents))),
       ...graphqlLimitPlugins({ production: deps.config.env === 'production' }),
+      subscriptionLimitPlugin(deps.limits.subscriptions),
       // Each document (the REST layer's fixed ones, and clients' after Yoga's parse cache) is compiled
       // to a function once, then run without the generic executor's per-field interpretation.
       // Subscriptions keep the standard executor (the JIT's subscribe does not deliver Pothos' events).

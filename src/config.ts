@@ -70,6 +70,9 @@ const envSchema = z.object({
   DATABASE_CONNECT_TIMEOUT_MS: millis(DATABASE_TIMEOUT_DEFAULTS.connectTimeoutMs, 100),
   DATABASE_STATEMENT_TIMEOUT_MS: millis(DATABASE_TIMEOUT_DEFAULTS.statementTimeoutMs, 100),
   DATABASE_QUERY_TIMEOUT_MS: millis(DATABASE_TIMEOUT_DEFAULTS.queryTimeoutMs, 100),
+  // Transport limits (README, Hardening): active subscriptions per WebSocket and per instance.
+  SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').positive('must be positive').default(100),
+  SUBSCRIPTIONS_PER_INSTANCE: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').positive('must be positive').default(10_000),
 });
 
 /** Per-chain overrides of the registry's EVM settings: EVM_<CHAIN>_<SETTING>, <CHAIN> the chain id upper-cased, "-" as "_". */
@@ -156,6 +159,10 @@ export interface Config {
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxRequestsPerSocket: number };
   /** Database time limits: connecting, a statement (server side), a query round trip (client side). */
   database: { connectTimeoutMs: number; statementTimeoutMs: number; queryTimeoutMs: number };
+
+  /** Active subscriptions one WebSocket may hold, and the whole instance (WebSocket and SSE together). */
+  subscriptionsPerConnection: number;
+  subscriptionsPerInstance: number;
 }
 
 /**
@@ -214,5 +221,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
       queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
     },
+
+    subscriptionsPerConnection: e.SUBSCRIPTIONS_PER_CONNECTION,
+    subscriptionsPerInstance: e.SUBSCRIPTIONS_PER_INSTANCE,
   };
 }

@@ -11,6 +11,7 @@ import { recordEscrowEvent } from './domain/escrow-events.ts';
 import { StaticPriceSource } from './domain/prices.ts';
 import { loadRegistry } from './domain/registry/registry.ts';
 import { memoryStatsCache, redisStatsCache, type StatsCache } from './domain/stats-cache.ts';
+import { createTransportLimits, type TransportLimits } from './http/transport-limits.ts';
 import { ChainRouter } from './relayer/chain-router.ts';
 import { EvmClaimAdapter } from './relayer/evm-adapter.ts';
 import { SimulatedChain } from './relayer/simulated-chain.ts';
@@ -38,6 +39,8 @@ export interface Runtime {
   watchers: EvmWatcher[];
   pubsub: OrderPubSub;
   statsCache: StatsCache;
+  /** Rate limits and subscription caps, for the WebSocket transport as for HTTP. */
+  limits: TransportLimits;
   /** The domain's dependencies, for scripts and tests that act as a watcher would. */
   deps: DomainDeps;
   /** Stops the worker, the watchers and the simulated chain (the database is the caller's). */
@@ -85,6 +88,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   );
   const worker = new RelayerWorker({ prisma: db.prisma, adapter, logger, now, pollMs: config.relayerPollMs });
 
+  const limits = createTransportLimits(config, redis?.client);
   const app = createApp({
     config,
     db,
@@ -94,7 +98,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     logger,
     now,
     pubsub,
-    redis: redis?.client,
+    limits,
     relayer: { adapter, isRunning: () => worker.isRunning },
     optionalChecks: redis ? { redis: () => redis.client.ping() } : undefined,
   });
@@ -107,6 +111,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     watchers,
     pubsub,
     statsCache,
+    limits,
     deps,
     async stop() {
       await Promise.all([worker.stop(), ...watchers.map((w) => w.stop())]);

@@ -46,7 +46,7 @@ async function main(): Promise<void> {
 
   const server = createHttpServer(app, config.http);
   // GraphQL over WebSocket (graphql-ws) beside SSE, on the same path.
-  const sockets = serveWebSockets(server, app);
+  const sockets = serveWebSockets(server, app, { limits: runtime.limits, logger });
   runtime.worker.start();
   for (const watcher of runtime.watchers) watcher.start();
   server.listen(config.port, config.host, () => {

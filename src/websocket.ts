@@ -1,8 +1,15 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { GraphQLError, type DocumentNode, type ExecutionArgs } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
+import type { Logger } from 'pino';
+import { WebSocketServer, type WebSocket } from 'ws';
 import type { App } from './app.ts';
+import type { ErrorCode } from './domain/errors.ts';
+import { bearerToken } from './http/auth.ts';
+import { clientIp } from './http/rate-limit.ts';
+import { connectionSlots, type SubscriptionContext, type SubscriptionSlots } from './http/subscription-limits.ts';
+import type { TransportLimits } from './http/transport-limits.ts';
+import { MAX_BODY_BYTES } from './rest/http.ts';
 
 interface EnvelopedRoot {
   execute: (args: ExecutionArgs) => unknown;
@@ -17,50 +24,120 @@ function credentialsRequest(connectionParams: Readonly<Record<string, unknown>> 
   return new Request('http://websocket/graphql', { method: 'POST', headers: authorization ? { authorization } : {} });
 }
 
+interface Extra {
+  socket: WebSocket;
+  request: IncomingMessage;
+}
+
+/** How often a silent client is pinged, and how long its pong may take before the socket is dropped. */
+const KEEP_ALIVE_MS = 12_000;
+
 /**
  * GraphQL over WebSocket (the graphql-ws protocol) on the GraphQL path, through Yoga's own
- * pipeline (parse, validate, context, masking), beside the SSE transport Yoga serves itself.
+ * pipeline (parse, validate with the GraphQL limits, context, subscription caps, masking), beside
+ * the SSE transport Yoga serves itself. HTTP's other limits apply here too: a message is at most
+ * the body limit (ws closes the socket with 1009 as soon as a frame declares more, before reading
+ * it), and each operation spends one request of the caller's rate budget. A refused operation gets
+ * its own error; the socket stays.
  */
-export function serveWebSockets(server: Server, app: App): { close(): Promise<void> } {
-  const wsServer = new WebSocketServer({ server, path: app.graphqlEndpoint });
-  const disposable = useServer(
-    {
-      execute: (args) => (args.rootValue as EnvelopedRoot).execute(args) as never,
-      subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args) as never,
-      onSubscribe: async (ctx, _id, params) => {
-        const { schema, execute, subscribe, contextFactory, parse, validate } = app.getEnveloped({
-          ...ctx,
-          req: ctx.extra.request,
-          socket: ctx.extra.socket,
-          // Keys travel in connectionParams (browsers cannot set WebSocket headers) or the upgrade request.
-          request: credentialsRequest(ctx.connectionParams, ctx.extra.request.headers.authorization),
-          params,
-        });
-        let document: DocumentNode;
-        try {
-          document = parse(params.query);
-        } catch (error) {
-          // A bad operation is that operation's error; the socket and its other subscriptions stay.
-          if (error instanceof GraphQLError) return [error];
-          throw error;
-        }
-        const args = {
-          schema,
-          operationName: params.operationName,
-          document,
-          variableValues: params.variables,
-          contextValue: await contextFactory(),
-          rootValue: { execute, subscribe },
-        };
-        const errors = validate(args.schema, args.document);
-        return errors.length ? errors : args;
-      },
+export function serveWebSockets(
+  server: Server,
+  app: App,
+  { limits, logger }: { limits: TransportLimits; logger: Logger },
+): { close(): Promise<void> } {
+  const wsServer = new WebSocketServer({ server, path: app.graphqlEndpoint, maxPayload: MAX_BODY_BYTES, handleProtocols });
+  // One count per socket, kept with graphql-ws' per-socket context.
+  const perSocket = new WeakMap<object, SubscriptionSlots>();
+  const options: ServerOptions<Record<string, unknown> | undefined, Extra> = {
+    execute: (args) => (args.rootValue as EnvelopedRoot).execute(args) as never,
+    subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args) as never,
+    onSubscribe: async (ctx, _id, params) => {
+      const upgrade = ctx.extra.request;
+      const request = credentialsRequest(ctx.connectionParams, upgrade.headers.authorization);
+      if (limits.rateLimiter) {
+        const ip = clientIp(upgrade.headers['x-forwarded-for'] as string | undefined, upgrade.socket.remoteAddress, limits.trustProxy);
+        const decision = await limits.rateLimiter.consume({ token: bearerToken(request), ip });
+        const code: ErrorCode = 'RATE_LIMITED';
+        if (!decision.allowed) return [new GraphQLError(decision.message, { extensions: { code } })];
+      }
+      let connectionSubscriptions = perSocket.get(ctx);
+      if (!connectionSubscriptions) {
+        connectionSubscriptions = connectionSlots(limits.subscriptionsPerConnection);
+        perSocket.set(ctx, connectionSubscriptions);
+      }
+      const { schema, execute, subscribe, contextFactory, parse, validate } = app.getEnveloped({
+        ...ctx,
+        req: upgrade,
+        socket: ctx.extra.socket,
+        // Keys travel in connectionParams (browsers cannot set WebSocket headers) or the upgrade request.
+        request,
+        params,
+        connectionSubscriptions,
+      } satisfies SubscriptionContext & Record<string, unknown>);
+      let document: DocumentNode;
+      try {
+        document = parse(params.query);
+      } catch (error) {
+        // A bad operation is that operation's error; the socket and its other subscriptions stay.
+        if (error instanceof GraphQLError) return [error];
+        throw error;
+      }
+      const args = {
+        schema,
+        operationName: params.operationName,
+        document,
+        variableValues: params.variables,
+        contextValue: await contextFactory(),
+        rootValue: { execute, subscribe },
+      };
+      const errors = validate(args.schema, args.document);
+      return errors.length ? errors : args;
     },
-    wsServer,
-  );
+  };
+  const protocol = makeServer(options);
+
+  // graphql-ws' own ws glue (graphql-ws/use/ws) prints every socket error with its stack to stderr;
+  // a client's oversized or malformed frame is the client's error, logged here as such.
+  wsServer.on('error', (err) => logger.error({ err }, 'WebSocket server error'));
+  wsServer.on('connection', (socket, request) => {
+    socket.once('error', (err) => logger.info({ err: err.message }, 'WebSocket closed: the client broke the protocol'));
+    let pongWait: NodeJS.Timeout | undefined;
+    const pings = setInterval(() => {
+      if (socket.readyState !== socket.OPEN) return;
+      pongWait = setTimeout(() => socket.terminate(), KEEP_ALIVE_MS);
+      socket.once('pong', () => clearTimeout(pongWait));
+      socket.ping();
+    }, KEEP_ALIVE_MS);
+    const closed = protocol.opened(
+      {
+        protocol: socket.protocol,
+        send: (data) =>
+          new Promise<void>((resolve, reject) => {
+            if (socket.readyState !== socket.OPEN) return resolve();
+            socket.send(data, (err) => (err ? reject(err) : resolve()));
+          }),
+        close: (code, reason) => socket.close(code, reason),
+        onMessage: (handle) =>
+          socket.on('message', async (data) => {
+            try {
+              await handle(String(data));
+            } catch (err) {
+              logger.error({ err }, 'WebSocket message failed');
+              socket.close(CloseCode.InternalServerError, 'Internal server error');
+            }
+          }),
+      },
+      { socket, request },
+    );
+    socket.once('close', (code, reason) => {
+      clearTimeout(pongWait);
+      clearInterval(pings);
+      void closed(code, String(reason));
+    });
+  });
   return {
     async close() {
-      await disposable.dispose();
+      for (const client of wsServer.clients) client.close(1001, 'Going away');
       await new Promise<void>((resolve) => wsServer.close(() => resolve()));
     },
   };

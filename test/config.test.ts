@@ -35,4 +35,15 @@ describe('loadConfig', () => {
     expect(config.databaseUrl).toBeUndefined();
     expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
   });
+
+  it('caps active subscriptions by default, and refuses a cap that is not a positive integer', () => {
+    expect(loadConfig({})).toMatchObject({ subscriptionsPerConnection: 100, subscriptionsPerInstance: 10_000 });
+    expect(loadConfig({ SUBSCRIPTIONS_PER_CONNECTION: '5', SUBSCRIPTIONS_PER_INSTANCE: '50' })).toMatchObject({
+      subscriptionsPerConnection: 5,
+      subscriptionsPerInstance: 50,
+    });
+    expect(() => loadConfig({ SUBSCRIPTIONS_PER_CONNECTION: '0', SUBSCRIPTIONS_PER_INSTANCE: 'many' })).toThrow(
+      /SUBSCRIPTIONS_PER_CONNECTION: must be positive\n {2}SUBSCRIPTIONS_PER_INSTANCE: must be an integer/,
+    );
+  });
 });

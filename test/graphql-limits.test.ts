@@ -65,14 +65,44 @@ describe('GraphQL limits, checked before any resolver runs', () => {
     expect(await errorOf(tokens(GRAPHQL_LIMITS.tokens + 1))).toMatch(/Token limit of 1000 exceeded/);
   });
 
-  it(`cost: ${GRAPHQL_LIMITS.cost} passes, one more is refused; two full pages in one request are refused`, async () => {
-    // edges { node { k scalars } } under first: 80 costs (2 + 1.5 (2 + 1.5 (2 + 1.5k))) x 80 = 760 + 270k:
-    // k = 182 gives 49,900, and each root scalar adds 1.
+  it(`cost: ${GRAPHQL_LIMITS.cost} passes, one more is refused`, async () => {
+    // orders(limit: 100) { data { k scalars } } costs 100 (20 + 20 + k): k = 210 gives 25,000; each root scalar adds 1.
     const priced = (rootScalars: number) =>
-      `{ ${repeat(rootScalars, 'a: __typename')} ordersConnection(first: 80) { edges { node { ${repeat(182, 'orderId')} } } } }`;
-    expect(await errorOf(priced(100))).toBe('');
-    expect(await errorOf(priced(101))).toMatch(/Cost limit of 50000 exceeded, found 50001/);
-    expect(await errorOf(`{ a: ${FULL_PAGE} b: ${FULL_PAGE} }`)).toMatch(/Cost limit/);
+      `{ ${repeat(rootScalars, 'a: __typename')} orders(limit: 100) { data { ${repeat(210, 'orderId')} } } }`;
+    expect(await errorOf(priced(0))).toBe('');
+    expect(await errorOf(priced(1))).toMatch(/cost limit of 25000 exceeded, found 25001/);
+  });
+
+  it('cost counts every list: two full pages in one request are refused, by first or by limit', async () => {
+    const FULL_OFFSET_PAGE = (field: string) => `${field}(limit: 100${field === 'ordersByUser' ? ', userId: "u"' : ''}) {
+      total data { ${ORDER_FIELDS} sourceIntent { ${INTENT_FIELDS} } destinationIntent { ${INTENT_FIELDS} } } }`;
+    expect(await errorOf(`{ ${FULL_OFFSET_PAGE('ordersByUser')} }`)).toBe('');
+    expect(await errorOf(`{ a: ${FULL_PAGE} b: ${FULL_PAGE} }`)).toMatch(/cost limit/);
+    expect(await errorOf(`{ a: ${FULL_OFFSET_PAGE('orders')} b: ${FULL_OFFSET_PAGE('orders')} }`)).toMatch(/cost limit/);
+    expect(await errorOf(`{ a: ${FULL_OFFSET_PAGE('ordersByUser')} b: ${FULL_PAGE} }`)).toMatch(/cost limit/);
+  });
+
+  it('fifteen aliased 100-order pages are refused, however few fields they ask for', async () => {
+    const pages = (n: number, page: (i: number) => string) => `{ ${Array.from({ length: n }, (_, i) => `p${i}: ${page(i)}`).join(' ')} }`;
+    const byLimit = (i: number) =>
+      i % 2 ? 'orders(limit: 100) { data { orderId } }' : 'ordersByUser(userId: "u", limit: 100) { data { orderId } }';
+    expect(await errorOf(pages(15, byLimit))).toMatch(/cost limit of 25000 exceeded, found 61500/);
+    // A page field may read its rows whatever is selected (ordersConnection does): the size counts anyway.
+    expect(await errorOf(pages(15, () => 'ordersConnection(first: 100) { pageInfo { hasNextPage } }'))).toMatch(/cost limit/);
+    expect(await errorOf(pages(15, () => 'orders(limit: 100) { total }'))).toMatch(/cost limit of 25000 exceeded, found 31500/);
+    // 100 orders with one field cost 4,100: six such pages fit, the seventh does not.
+    expect(await errorOf(pages(6, byLimit))).toBe('');
+    expect(await errorOf(pages(7, byLimit))).toMatch(/cost limit of 25000 exceeded, found 28700/);
+    // Fifteen small pages are fine.
+    expect(await errorOf(pages(15, () => 'orders(limit: 5) { data { orderId } }'))).toBe('');
+  });
+
+  it('a page size given as a variable counts as the largest page, 100', async () => {
+    const pages = (n: number) =>
+      `query ($n: Int) { ${Array.from({ length: n }, (_, i) => `p${i}: orders(limit: $n) { data { orderId } }`).join(' ')} }`;
+    const reply = await t.gql(pages(7), { n: 1 });
+    expect(reply.errors?.[0]?.message).toMatch(/cost limit of 25000 exceeded, found 28700/);
+    expect((await t.gql(pages(6), { n: 1 })).errors).toBeUndefined();
   });
 
   it('refuses batched requests', async () => {

@@ -3,18 +3,20 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.ts';
 import { SUBSCRIBER_OPTIONS } from '../src/redis.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { WATCHER_KEY, createTestApp, type TestApp } from './support/app.ts';
 import { openTestDatabase } from './support/database.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 // Each run has IPs of its own, so parallel runs on one Redis never share a budget.
 const ip = () => `10.${randomBytes(3).join('.')}`;
 const from = (address: string, extra: Record<string, string> = {}) => ({ 'x-forwarded-for': address, ...extra });
+const API_KEY = `api-${randomBytes(8).toString('hex')}`;
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 describe('rate limits', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ env: { RATE_LIMIT_PER_IP: '5', RATE_LIMIT_PER_KEY: '8', TRUST_PROXY: 'true' } });
+    t = await createTestApp({ env: { RATE_LIMIT_PER_IP: '5', RATE_LIMIT_PER_KEY: '8', TRUST_PROXY: 'true', API_KEYS: `other-key,${API_KEY}` } });
   });
   afterAll(() => t.close());
 
@@ -37,11 +39,30 @@ describe('rate limits', () => {
     expect((await t.rest('GET', '/health', undefined, from(me))).status).toBe(200);
   });
 
-  it('counts a caller with a key by its key, not its IP', async () => {
-    const key = { authorization: `Bearer k-${randomBytes(6).toString('hex')}` };
+  it('counts a caller with a verified key by its key, not its IP', async () => {
     const statuses = [];
-    for (let i = 0; i < 9; i++) statuses.push((await t.rest('GET', '/chains', undefined, from(ip(), key))).status);
+    for (let i = 0; i < 9; i++) statuses.push((await t.rest('GET', '/chains', undefined, from(ip(), bearer(API_KEY)))).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 429]);
+    // The watcher key is verified too, with a budget of its own.
+    const watcher = await t.rest('GET', '/chains', undefined, from(ip(), bearer(WATCHER_KEY)));
+    expect(watcher.status).toBe(200);
+    expect(watcher.headers.get('ratelimit-limit')).toBe('8');
+  });
+
+  it('counts an unknown bearer token against the IP: a fresh token per request buys nothing', async () => {
+    const me = ip();
+    const statuses = [];
+    for (let i = 0; i < 6; i++) {
+      const reply = await t.rest('GET', '/chains', undefined, from(me, bearer(`made-up-${randomBytes(8).toString('hex')}`)));
+      statuses.push(reply.status);
+      expect(reply.headers.get('ratelimit-limit')).toBe('5');
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    // The IP's budget is spent whatever the token; a verified key still has its own.
+    expect((await t.rest('GET', '/chains', undefined, from(me))).status).toBe(429);
+    const keyed = await t.rest('GET', '/chains', undefined, from(me, bearer('other-key')));
+    expect(keyed.status).toBe(200);
+    expect(keyed.headers.get('ratelimit-limit')).toBe('8');
   });
 });
 
@@ -50,14 +71,23 @@ describe('rate limits shared through Redis by two instances', () => {
   let a: TestApp;
   let b: TestApp;
   const clients: Redis[] = [];
+  // This run's keys only, so the counters it reads are its own.
+  const keyPrefix = `test:${randomBytes(6).toString('hex')}:`;
+  let observer: Redis;
   beforeAll(async () => {
     db = await openTestDatabase();
     const instance = () => {
-      const client = new Redis(REDIS_URL);
-      const subscriber = new Redis(REDIS_URL, SUBSCRIBER_OPTIONS);
+      const client = new Redis(REDIS_URL, { keyPrefix });
+      const subscriber = new Redis(REDIS_URL, { keyPrefix, ...SUBSCRIBER_OPTIONS });
       clients.push(client, subscriber);
-      return createTestApp({ db, redis: { client, subscriber }, env: { RATE_LIMIT_PER_IP: '4', TRUST_PROXY: 'true' } });
+      return createTestApp({
+        db,
+        redis: { client, subscriber },
+        env: { RATE_LIMIT_PER_IP: '4', RATE_LIMIT_PER_KEY: '4', TRUST_PROXY: 'true', API_KEYS: API_KEY },
+      });
     };
+    observer = new Redis(REDIS_URL);
+    clients.push(observer);
     a = await instance();
     b = await instance();
   });
@@ -66,6 +96,20 @@ describe('rate limits shared through Redis by two instances', () => {
     await b.close();
     for (const c of clients) c.disconnect();
     await db.close();
+  });
+
+  it('creates no counter for an unverified key', async () => {
+    const me = ip();
+    const token = `made-up-${randomBytes(8).toString('hex')}`;
+    expect((await a.rest('GET', '/assets', undefined, from(me, bearer(token)))).status).toBe(200);
+    const counters = await observer.keys(`${keyPrefix}*`);
+    expect(counters).toContain(`${keyPrefix}orderbook:rl:ip:${me}`);
+    expect(counters.filter((key) => key.includes(':rl:key:'))).toEqual([]);
+    // A verified key gets its counter (by its hash, never the key itself).
+    expect((await a.rest('GET', '/assets', undefined, from(me, bearer(API_KEY)))).status).toBe(200);
+    const keyed = (await observer.keys(`${keyPrefix}*`)).filter((key) => key.includes(':rl:key:'));
+    expect(keyed).toHaveLength(1);
+    expect(keyed[0]).not.toContain(API_KEY);
   });
 
   it('spends one budget across both instances', async () => {

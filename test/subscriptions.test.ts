@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createClient } from 'graphql-ws';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,12 +6,12 @@ import { WebSocket } from 'ws';
 import type { App } from '../src/app.ts';
 import type { Database } from '../src/db/database.ts';
 import { SUBSCRIBER_OPTIONS } from '../src/redis.ts';
-import { serveWebSockets } from '../src/websocket.ts';
 import { WATCHER_KEY, createTestApp, type TestApp } from './support/app.ts';
 import { openTestDatabase } from './support/database.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
 import { makeOrder } from './support/fixtures.ts';
 import { Inbox, WAIT_MS, bounded, subscribeSse, type Result } from './support/sse.ts';
+import { eventually, listen } from './support/ws.ts';
 
 /**
  * Subscriptions (CONTRACT 4.3, 7): each change is published to `orderUpdated(orderId)` and
@@ -49,15 +47,6 @@ async function createEvent(t: TestApp, swapId: string, blockNumber = 100) {
   const reply = await postEvent(t, swapId, event);
   expect(reply.status, JSON.stringify(reply.body)).toBe(200);
   return { event, reply };
-}
-
-/** Polls a condition until it holds, within ms. */
-async function eventually(what: string, check: () => Promise<boolean>, ms = WAIT_MS) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: still false after ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 let db: Database;
@@ -138,11 +127,8 @@ describe('subscriptions over WebSocket (graphql-ws)', () => {
   });
 
   it('orderUpdated delivers the order when an escrow event is recorded', async () => {
-    const server = createServer(t.app);
-    const ws = serveWebSockets(server, t.app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    const client = createClient({ url: `ws://127.0.0.1:${port}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
+    const server = await listen(t);
+    const client = createClient({ url: server.wsUrl, webSocketImpl: WebSocket, retryAttempts: 0 });
     const inbox = new Inbox();
     let unsubscribe = () => {};
     try {
@@ -169,20 +155,15 @@ describe('subscriptions over WebSocket (graphql-ws)', () => {
     } finally {
       unsubscribe();
       await bounded(Promise.resolve(client.dispose()), WAIT_MS, 'graphql-ws client dispose');
-      await bounded(ws.close(), WAIT_MS, 'WebSocket server close');
-      server.closeAllConnections();
-      await bounded(new Promise<void>((resolve) => server.close(() => resolve())), WAIT_MS, 'HTTP server close');
+      await bounded(server.close(), WAIT_MS, 'server close');
     }
   });
 
   it('answers a bad operation with its own error and keeps the socket; takes keys from connectionParams', async () => {
-    const server = createServer(t.app);
-    const ws = serveWebSockets(server, t.app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    const server = await listen(t);
     let closed = false;
     const client = createClient({
-      url: `ws://127.0.0.1:${port}/graphql`,
+      url: server.wsUrl,
       webSocketImpl: WebSocket,
       retryAttempts: 0,
       connectionParams: { authorization: `Bearer ${WATCHER_KEY}` },
@@ -214,9 +195,7 @@ describe('subscriptions over WebSocket (graphql-ws)', () => {
       expect(closed).toBe(false);
     } finally {
       await bounded(Promise.resolve(client.dispose()), WAIT_MS, 'graphql-ws client dispose');
-      await bounded(ws.close(), WAIT_MS, 'WebSocket server close');
-      server.closeAllConnections();
-      await bounded(new Promise<void>((resolve) => server.close(() => resolve())), WAIT_MS, 'HTTP server close');
+      await bounded(server.close(), WAIT_MS, 'server close');
     }
   });
 });

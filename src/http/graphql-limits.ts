@@ -1,38 +1,59 @@
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import type { GraphQLError, ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../domain/order-list.ts';
+import { costLimitRule, type CostModel } from './graphql-cost.ts';
 
 /**
- * What one GraphQL request may ask for, checked during validation, before any resolver runs.
- * Measured against our own clients (test/graphql-limits.test.ts): the deepest is a Relay page of
- * orders with intents, `ordersConnection > edges > node > sourceIntent > field`, depth 5; the REST
- * layer's documents are fixed and executed without this validation.
- *
- * Cost (graphql-armor's: 2 per object, 1 per scalar, x1.5 per level, x`first` for a connection):
- * the heaviest page a client needs, 100 orders with every order and intent field through
- * `ordersConnection(first: 100)`, costs about 38,000; 50,000 admits it and refuses two of them.
+ * What one GraphQL operation may ask for, checked in parse and validation before any resolver
+ * runs, on every transport (HTTP, SSE, WebSocket). Measured against our own clients
+ * (test/graphql-limits.test.ts): the deepest is a Relay page of orders with intents,
+ * `ordersConnection > edges > node > sourceIntent > field`, depth 5; the REST layer's documents
+ * are fixed and executed without this validation.
  */
 export const GRAPHQL_LIMITS = {
   depth: 6,
   aliases: 15,
   tokens: 1000,
   directives: 50,
-  cost: 50_000,
+  cost: 25_000,
 } as const;
+
+/**
+ * Cost (src/http/graphql-cost.ts): 1 per scalar, 20 per object, a page field's selection times its
+ * page size. The heaviest page a client needs, 100 orders with every order and intent field, costs
+ * 19,400 through `ordersConnection(first: 100)` (with cursors and pageInfo) and 15,400 through
+ * `orders(limit: 100)`; each is admitted, two in one request are not. A 100-order page costs at
+ * least 2,100 whatever it selects (4,100 with one order field), so fifteen aliased ones never fit.
+ */
+export const COST_MODEL: CostModel = {
+  maxCost: GRAPHQL_LIMITS.cost,
+  scalar: 1,
+  object: 20,
+  maxPageSize: MAX_LIMIT,
+  defaultPageSize: DEFAULT_LIMIT,
+  unsizedList: 50,
+};
+
+/** Armor's rules report into validation's error list instead of throwing out of validate(). */
+const report = { propagateOnRejection: false, onReject: [(ctx: ValidationContext | null, error: GraphQLError) => ctx?.reportError(error)] };
 
 export function graphqlLimitPlugins(options: { production: boolean }): Plugin[] {
   const armor = new EnvelopArmor({
     // Fragments are a client's way to organise a query, not extra depth.
-    maxDepth: { n: GRAPHQL_LIMITS.depth, flattenFragments: true },
-    maxAliases: { n: GRAPHQL_LIMITS.aliases },
+    maxDepth: { n: GRAPHQL_LIMITS.depth, flattenFragments: true, ...report },
+    maxAliases: { n: GRAPHQL_LIMITS.aliases, ...report },
     maxTokens: { n: GRAPHQL_LIMITS.tokens },
-    maxDirectives: { n: GRAPHQL_LIMITS.directives },
-    costLimit: { maxCost: GRAPHQL_LIMITS.cost },
+    maxDirectives: { n: GRAPHQL_LIMITS.directives, ...report },
+    // Ours counts `limit` and variables too (see COST_MODEL).
+    costLimit: { enabled: false },
     // "Did you mean ...?" maps a private schema for an attacker; exploring is for development.
     blockFieldSuggestion: { enabled: options.production },
   });
   return [
     ...(armor.protect().plugins as Plugin[]),
+    { onValidate: ({ addValidationRule }) => addValidationRule(costLimitRule(COST_MODEL)) },
     // A GET with a query must carry this header (or be a preflighted request), so a cross-site
     // <img>/<form> cannot run one with the user's cookies. Yoga's GraphiQL sends it.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),

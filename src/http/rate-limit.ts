@@ -7,19 +7,31 @@ import { envelope } from '../rest/http.ts';
 import { bearerToken } from './auth.ts';
 
 export interface RateLimitOptions {
-  /** Requests per minute for a caller with an API key (by key), and for anyone else (by IP). */
+  /** Requests per minute for a caller with a verified key (by key), and for anyone else (by IP). */
   perKeyPerMinute?: number;
   perIpPerMinute?: number;
-  /** Take the client IP from X-Forwarded-For (only behind a proxy you run). */
-  trustProxy: boolean;
+  /** Only a key this accepts gets a budget of its own; any other token counts against the IP. */
+  isVerifiedKey: (token: string) => boolean;
   /** Shared counters across instances; in-process without it. */
   redis?: Redis;
 }
 
-/** Liveness and readiness probes are never limited: an orchestrator must always reach them. */
-const EXEMPT = new Set(['/health', '/ready', '/relayer/health']);
+/** Who spends: the bearer token presented (verified or not) and the client IP. */
+export interface Caller {
+  token: string | undefined;
+  ip: string;
+}
 
-function limiter(points: number, prefix: string, redis?: Redis): RateLimiterAbstract {
+export type RateDecision =
+  | { allowed: true; headers: Record<string, string> }
+  | { allowed: false; headers: Record<string, string>; message: string };
+
+/** One budget per caller, spent by every transport: an HTTP request and a WebSocket operation cost one each. */
+export interface RateLimiter {
+  consume(caller: Caller): Promise<RateDecision>;
+}
+
+function bucket(points: number, prefix: string, redis?: Redis): RateLimiterAbstract {
   const memory = new RateLimiterMemory({ points, duration: 60, keyPrefix: prefix });
   return redis
     ? // While Redis is away, each instance keeps counting on its own instead of failing requests.
@@ -27,48 +39,65 @@ function limiter(points: number, prefix: string, redis?: Redis): RateLimiterAbst
     : memory;
 }
 
-function clientIp(request: Request, serverContext: unknown, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim();
-    if (forwarded) return forwarded;
-  }
-  const req = (serverContext as { req?: IncomingMessage } | undefined)?.req;
-  return req?.socket?.remoteAddress ?? 'unknown';
-}
-
 /**
- * Per-key and per-IP request budgets (rate-limiter-flexible), off unless configured. Every limited
- * response carries RateLimit-Limit/Remaining/Reset; a refusal is a 429 envelope with Retry-After.
+ * Per-key and per-IP budgets (rate-limiter-flexible), off unless configured. A key is trusted only
+ * once verified: an unknown token would otherwise buy a fresh budget per request, so it counts
+ * against its IP and no counter is ever created for it.
  */
-export function rateLimitPlugin(options: RateLimitOptions): Plugin | undefined {
-  const byKey = options.perKeyPerMinute ? limiter(options.perKeyPerMinute, 'key', options.redis) : undefined;
-  const byIp = options.perIpPerMinute ? limiter(options.perIpPerMinute, 'ip', options.redis) : undefined;
+export function createRateLimiter(options: RateLimitOptions): RateLimiter | undefined {
+  const byKey = options.perKeyPerMinute ? bucket(options.perKeyPerMinute, 'key', options.redis) : undefined;
+  const byIp = options.perIpPerMinute ? bucket(options.perIpPerMinute, 'ip', options.redis) : undefined;
   if (!byKey && !byIp) return undefined;
-  const headers = new WeakMap<Request, Record<string, string>>();
 
   return {
-    async onRequest({ request, url, serverContext, endResponse }) {
-      if (EXEMPT.has(url.pathname)) return;
-      const token = bearerToken(request);
+    async consume({ token, ip }) {
+      const verified = byKey && token !== undefined && options.isVerifiedKey(token);
       // Keys are counted by a hash: the key itself never reaches Redis or a log.
-      const [bucket, id, limit] =
-        token && byKey
-          ? [byKey, createHash('sha256').update(token).digest('hex').slice(0, 32), options.perKeyPerMinute!]
-          : [byIp, clientIp(request, serverContext, options.trustProxy), options.perIpPerMinute];
-      if (!bucket || !limit) return;
+      const [limiter, id, limit] = verified
+        ? [byKey, createHash('sha256').update(token).digest('hex').slice(0, 32), options.perKeyPerMinute!]
+        : [byIp, ip, options.perIpPerMinute];
+      if (!limiter || !limit) return { allowed: true, headers: {} };
       try {
-        const res = await bucket.consume(id);
-        headers.set(request, rateHeaders(limit, res));
+        return { allowed: true, headers: rateHeaders(limit, await limiter.consume(id)) };
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
         const retryAfter = String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
-        endResponse(
-          envelope(429, `rate limit of ${limit} requests per minute reached; retry in ${retryAfter} s`, {
-            ...rateHeaders(limit, rejection),
-            'retry-after': retryAfter,
-          }),
-        );
+        return {
+          allowed: false,
+          headers: { ...rateHeaders(limit, rejection), 'retry-after': retryAfter },
+          message: `rate limit of ${limit} requests per minute reached; retry in ${retryAfter} s`,
+        };
       }
+    },
+  };
+}
+
+/** The client's IP: the first X-Forwarded-For hop when the proxy is trusted, else the socket's peer. */
+export function clientIp(forwardedFor: string | null | undefined, remoteAddress: string | undefined, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = forwardedFor?.split(',')[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  return remoteAddress ?? 'unknown';
+}
+
+/** Liveness and readiness probes are never limited: an orchestrator must always reach them. */
+const EXEMPT = new Set(['/health', '/ready', '/relayer/health']);
+
+/**
+ * The limiter on every HTTP request (REST, GraphQL, SSE). Every limited response carries
+ * RateLimit-Limit/Remaining/Reset; a refusal is a 429 envelope with Retry-After.
+ */
+export function rateLimitPlugin(limiter: RateLimiter, trustProxy: boolean): Plugin {
+  const headers = new WeakMap<Request, Record<string, string>>();
+  return {
+    async onRequest({ request, url, serverContext, endResponse }) {
+      if (EXEMPT.has(url.pathname)) return;
+      const req = (serverContext as { req?: IncomingMessage } | undefined)?.req;
+      const ip = clientIp(request.headers.get('x-forwarded-for'), req?.socket?.remoteAddress, trustProxy);
+      const decision = await limiter.consume({ token: bearerToken(request), ip });
+      if (decision.allowed) headers.set(request, decision.headers);
+      else endResponse(envelope(429, decision.message, decision.headers));
     },
     onResponse({ request, response }) {
       for (const [name, value] of Object.entries(headers.get(request) ?? {})) response.headers.set(name, value);

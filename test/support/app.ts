@@ -27,6 +27,7 @@ export interface TestApp {
   config: Config;
   clock: TestClock;
   statsCache: StatsCache;
+  logger: Logger;
   /** REST call; returns status, headers and the parsed JSON body (or text). */
   rest(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<RestReply>;
   /** GraphQL call over HTTP. */
@@ -63,10 +64,11 @@ export async function createTestApp(
   const db = options.db ?? (await openTestDatabase({ onQuery: options.onQuery }));
   const clock = new TestClock();
   const statsCache = options.statsCache ?? memoryStatsCache(config.statsCacheSeconds, () => clock.now().getTime());
+  const logger = options.logger ?? pino({ level: 'silent' });
   const runtime = createRuntime({
     config,
     db,
-    logger: options.logger ?? pino({ level: 'silent' }),
+    logger,
     now: clock.now,
     statsCache,
     redis: options.redis,
@@ -79,6 +81,7 @@ export async function createTestApp(
     config,
     clock,
     statsCache,
+    logger,
     async rest(method, path, body, headers = {}) {
       const init: RequestInit = { method, headers: { ...headers } };
       if (body !== undefined) {

@@ -1,0 +1,119 @@
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { ErrorCode } from '../domain/errors.ts';
+
+/**
+ * A count of active subscriptions against a cap: one per instance (SSE and WebSocket together),
+ * one per WebSocket. Each holds a pubsub listener (and, with Redis, a channel) until it ends.
+ */
+export class SubscriptionSlots {
+  private taken = 0;
+  constructor(
+    readonly limit: number,
+    /** Says which cap refused, for the client's error message. */
+    private readonly refusal: string,
+  ) {}
+
+  get active(): number {
+    return this.taken;
+  }
+
+  take(): boolean {
+    if (this.taken >= this.limit) return false;
+    this.taken += 1;
+    return true;
+  }
+
+  release(): void {
+    this.taken = Math.max(0, this.taken - 1);
+  }
+
+  error(): GraphQLError {
+    const code: ErrorCode = 'TOO_MANY_SUBSCRIPTIONS';
+    return new GraphQLError(this.refusal, { extensions: { code } });
+  }
+}
+
+export const instanceSlots = (limit: number) =>
+  new SubscriptionSlots(limit, `this server holds its maximum of ${limit} active subscriptions; retry later or on another instance`);
+
+export const connectionSlots = (limit: number) =>
+  new SubscriptionSlots(limit, `a connection may hold at most ${limit} active subscriptions; complete one first`);
+
+/** What a WebSocket puts in its operations' context, so its own cap is counted beside the instance's. */
+export interface SubscriptionContext {
+  connectionSubscriptions?: SubscriptionSlots;
+}
+
+/**
+ * Caps active subscriptions in the envelop subscribe step, which SSE (Yoga's own transport) and
+ * WebSocket (src/websocket.ts, through the enveloped subscribe) both go through. Past a cap the
+ * operation gets one error result and nothing else happens; a slot comes back when its stream ends
+ * however it ends: completed, failed, cancelled by the client, or its socket closed.
+ */
+export function subscriptionLimitPlugin(instance: SubscriptionSlots): Plugin<SubscriptionContext> {
+  return {
+    onSubscribe({ context, subscribeFn, setSubscribeFn }) {
+      const slots = [instance, context.connectionSubscriptions].filter((s): s is SubscriptionSlots => s !== undefined);
+      setSubscribeFn(async (args) => {
+        const taken: SubscriptionSlots[] = [];
+        for (const s of slots) {
+          if (!s.take()) {
+            for (const t of taken) t.release();
+            return { errors: [s.error()] } satisfies ExecutionResult;
+          }
+          taken.push(s);
+        }
+        let released = false;
+        const release = () => {
+          if (released) return;
+          released = true;
+          for (const t of taken) t.release();
+        };
+        try {
+          const result = await subscribeFn(args);
+          if (!isAsyncIterable(result)) {
+            release();
+            return result;
+          }
+          return releasing(result, release);
+        } catch (error) {
+          release();
+          throw error;
+        }
+      });
+    },
+  };
+}
+
+/**
+ * The stream as it is, calling release once when it ends. Hand-written rather than an async
+ * generator: a generator queues return() behind a pending next(), so a client's cancel would
+ * wait for the next event to free its slot.
+ */
+function releasing<T>(source: AsyncIterable<T>, release: () => void): AsyncGenerator<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  const generator = {
+    [Symbol.asyncIterator]: () => generator,
+    async next() {
+      try {
+        const step = await iterator.next();
+        if (step.done) release();
+        return step;
+      } catch (error) {
+        release();
+        throw error;
+      }
+    },
+    async return(value) {
+      release();
+      return (await iterator.return?.(value)) ?? { done: true, value: undefined };
+    },
+    async throw(error: unknown) {
+      release();
+      if (iterator.throw) return iterator.throw(error);
+      throw error;
+    },
+  } as AsyncGenerator<T>;
+  return generator;
+}
