@@ -7,7 +7,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     level,
     base: undefined,
     // Every line written while serving a request carries its id.
-    mixin: () => requestContext.getStore() ?? {},
+    // A copy: pino merges each line's own fields into the object the mixin returns.
+    mixin: () => ({ ...requestContext.getStore() }),
     redact: {
       paths: [
         'req.headers.authorization',
