@@ -1,4 +1,5 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
+import { PothosValidationError } from '@pothos/core';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError, getOperationAST } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
@@ -14,6 +15,7 @@ import { isWriterAllowed } from './http/api-keys.ts';
 import { bearerToken, keyMatches } from './http/auth.ts';
 import { graphqlBodyPlugin } from './http/graphql-body.ts';
 import { graphqlLimitPlugins } from './http/graphql-limits.ts';
+import { graphqlVariablesPlugin } from './http/graphql-variables.ts';
 import type { Metrics } from './http/metrics.ts';
 import { readiness, relayerHealth } from './http/health.ts';
 import { rateLimitPlugin } from './http/rate-limit.ts';
@@ -39,8 +41,8 @@ export interface AppDeps {
   logger: Logger;
   /** The clock every rule reads; tests move it. */
   now?: () => Date;
-  /** Extra readiness checks by dependency name (e.g. redis). */
-  readinessChecks?: Record<string, () => Promise<unknown>>;
+  /** Readiness checks of optional dependencies by name (redis): reported by /ready, never failing it. */
+  optionalChecks?: Record<string, () => Promise<unknown>>;
   /** Subscription fan-out; in-process unless built on Redis. */
   pubsub: OrderPubSub;
   /** Rate limits and subscription caps, shared with the WebSocket transport. */
@@ -114,15 +116,11 @@ export function createApp(deps: AppDeps): App {
     },
     // GraphiQL's assets come from the npm package, not a CDN: the machines have no internet.
     renderGraphiQL,
-    logging: {
-      debug: (...args) => deps.logger.debug(args.map(String).join(' ')),
-      info: (...args) => deps.logger.info(args.map(String).join(' ')),
-      warn: (...args) => deps.logger.warn(args.map(String).join(' ')),
-      error: (...args) => deps.logger.error(args.map(String).join(' ')),
-    },
+    logging: yogaLogging(deps.logger),
     maskedErrors: { maskError: (error, message) => maskError(error, message, deps.logger) },
     // One operation per request: batching would multiply every limit below by the batch size.
     batching: false,
+    cors: corsPolicy(deps.config.corsOrigins),
     plugins: [
       requestLogPlugin(deps.logger),
       ...(deps.metrics?.plugins({
@@ -131,6 +129,7 @@ export function createApp(deps: AppDeps): App {
       }) ?? []),
       deps.limits.rateLimiter ? rateLimitPlugin(deps.limits.rateLimiter, deps.limits.trustProxy) : {},
       graphqlBodyPlugin(),
+      graphqlVariablesPlugin(new Set(Object.values(documents))),
       ...graphqlLimitPlugins({ production: deps.config.env === 'production' }),
       subscriptionLimitPlugin(deps.limits.subscriptions),
       // Each document (the REST layer's fixed ones, and clients' after Yoga's parse cache) is compiled
@@ -152,7 +151,7 @@ export function createApp(deps: AppDeps): App {
         now,
         run: (request) => runDocument(yoga, request),
         health: () => new Response('Online', { headers: { 'content-type': 'text/plain; charset=utf-8' } }),
-        ready: () => readiness({ database: () => deps.db.ping(), ...deps.readinessChecks }),
+        ready: () => readiness({ database: () => deps.db.ping() }, deps.optionalChecks),
         relayerHealth: () => relayerHealth({ prisma: deps.db.prisma, now, ...deps.relayer }),
         onInternalError: (error, request) =>
           deps.logger.error({ err: error, reqId: requestIdOf(request), method: request.method }, 'unhandled error'),
@@ -188,6 +187,29 @@ function asDomainError(error: GraphQLError): DomainError {
 }
 
 /**
+ * Yoga's own log calls. It logs every error the masking below replaced, at "error"; but the masking
+ * logs what is internal itself, and a client's mistake is no error of ours: those are logged at info,
+ * with the client's text in a field of its own, never in the message.
+ */
+function yogaLogging(logger: Logger) {
+  const text = (args: unknown[]) => args.map(String).join(' ');
+  return {
+    debug: (...args: unknown[]) => logger.debug(text(args)),
+    info: (...args: unknown[]) => logger.info(text(args)),
+    warn: (...args: unknown[]) => logger.warn(text(args)),
+    error: (...args: unknown[]) => {
+      const [first] = args;
+      const original = first instanceof GraphQLError ? first.originalError : first;
+      if (original instanceof DomainError && original.httpStatus < 500) {
+        logger.info({ code: original.code, error: original.message }, 'client error');
+      } else {
+        logger.debug({ err: first }, 'graphql error (logged where it was masked)');
+      }
+    },
+  };
+}
+
+/**
  * Only domain errors reach clients with their message; GraphQL's own errors (syntax, validation)
  * pass as they are; anything else is logged and masked.
  */
@@ -202,6 +224,15 @@ function maskError(error: unknown, message: string, logger: Logger): Error {
     });
   }
   if (error instanceof GraphQLError && !error.originalError) return error;
+  // plugin-relay's decoding of a cursor the client made up or mangled.
+  if (original instanceof PothosValidationError && /cursor/i.test(original.message)) {
+    const gqlError = error instanceof GraphQLError ? error : undefined;
+    return new GraphQLError('after and before must be cursors this API returned (edges.cursor, pageInfo.startCursor or endCursor)', {
+      nodes: gqlError?.nodes,
+      path: gqlError?.path,
+      extensions: { code: 'BAD_REQUEST' },
+    });
+  }
   if (isDatabaseUnavailable(original)) {
     logger.warn({ err: (original as Error)?.message }, 'database unavailable');
     return new GraphQLError('service unavailable: the database is unreachable, retry shortly', {
@@ -210,4 +241,24 @@ function maskError(error: unknown, message: string, logger: Logger): Error {
   }
   logger.error({ err: original }, 'internal error in a resolver');
   return new GraphQLError(message, { extensions: { code: 'INTERNAL' } });
+}
+
+/**
+ * CORS: any origin by default, or only those in CORS_ORIGINS; never with credentials, since callers
+ * authenticate with a bearer key, not cookies (an origin reflected with credentials would let any
+ * site act with a visitor's cookies). README, Hardening.
+ */
+function corsPolicy(allowed: string[] | undefined) {
+  const policy = {
+    credentials: false,
+    methods: ['GET', 'POST', 'DELETE'],
+    allowedHeaders: ['authorization', 'content-type', 'accept', 'x-request-id', 'x-graphql-yoga-csrf'],
+    exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'],
+    maxAge: 600,
+  };
+  if (!allowed) return { ...policy, origin: '*' };
+  return (request: Request) => {
+    const origin = request.headers.get('origin');
+    return origin !== null && allowed.includes(origin) ? { ...policy, origin: [origin] } : false;
+  };
 }

@@ -8,6 +8,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     level,
     base: undefined,
     // Every line written while serving a request carries its id, and with tracing on its trace and span ids.
+    // A copy: pino merges each line's own fields into the object the mixin returns.
     mixin: () => ({ ...requestContext.getStore(), ...activeTraceIds() }),
     redact: {
       paths: [

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createPublicClient, http } from 'viem';
 import { createApp, type App } from './app.ts';
@@ -18,6 +17,7 @@ import { ChainRouter } from './relayer/chain-router.ts';
 import { EvmClaimAdapter } from './relayer/evm-adapter.ts';
 import { SimulatedChain } from './relayer/simulated-chain.ts';
 import { RelayerWorker } from './relayer/worker.ts';
+import { redisFailures, throttledWarn, type RedisLink } from './redis.ts';
 import { createOrderPubSub, pubSubOrderEvents, type OrderPubSub } from './schema/pubsub.ts';
 
 export interface RuntimeOptions {
@@ -25,8 +25,8 @@ export interface RuntimeOptions {
   db: Database;
   logger: Logger;
   now?: () => Date;
-  /** Shared state across instances: stats cache and subscription fan-out. */
-  redis?: { client: Redis; subscriber: Redis };
+  /** Shared state across instances: stats cache, rate limits and subscription fan-out. Optional. */
+  redis?: RedisLink;
   statsCache?: StatsCache;
 }
 
@@ -56,7 +56,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const now = options.now ?? (() => new Date());
   const registry = loadRegistry(config.assetsFile);
   const prices = new StaticPriceSource(registry);
-  const pubsub = createOrderPubSub(redis ? { publish: redis.client, subscribe: redis.subscriber } : undefined);
+  const pubsub = createOrderPubSub(redis, logger);
   let watchers: EvmWatcher[] = [];
   const metrics = config.metrics.enabled
     ? createMetrics({
@@ -65,11 +65,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         watcherLag: () => watchers.flatMap((w) => (w.lagBlocks === undefined ? [] : [{ chain: w.chain, blocks: w.lagBlocks }])),
       })
     : undefined;
-  const statsCache = countedStatsCache(
-    options.statsCache ??
-      (redis ? redisStatsCache(redis.client, config.statsCacheSeconds) : memoryStatsCache(config.statsCacheSeconds)),
-    metrics,
-  );
+  const statsCache = countedStatsCache(options.statsCache ?? createStatsCache(config, logger, redis), metrics);
   const deps: DomainDeps = { prisma: db.prisma, rows: db.rows, registry, prices, config, now, events: pubSubOrderEvents(pubsub) };
 
   const chain = new SimulatedChain({
@@ -123,7 +119,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     limits,
     metrics,
     relayer: { adapter, isRunning: () => worker.isRunning },
-    readinessChecks: redis ? { redis: () => redis.client.ping() } : undefined,
+    optionalChecks: redis ? { redis: () => redis.client.ping() } : undefined,
   });
 
   return {
@@ -142,6 +138,19 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       chain.stop();
     },
   };
+}
+
+function createStatsCache(config: Config, logger: Logger, redis: RedisLink | undefined): StatsCache {
+  const memory = memoryStatsCache(config.statsCacheSeconds);
+  if (!redis) return memory;
+  const warn = throttledWarn(logger, 'redis stats cache unavailable; serving this instance\'s cache');
+  return redisStatsCache(redis.client, config.statsCacheSeconds, {
+    fallback: memory,
+    onRedisError: (error) => {
+      redisFailures.statsCache++;
+      warn(error.message);
+    },
+  });
 }
 
 /** Counts statistics reads as cache hits or misses: a miss is a read that ran the computation itself. */
