@@ -73,6 +73,12 @@ const envSchema = z.object({
   // Transport limits (README, Hardening): active subscriptions per WebSocket and per instance.
   SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').positive('must be positive').default(100),
   SUBSCRIPTIONS_PER_INSTANCE: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').positive('must be positive').default(10_000),
+  METRICS: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
+  METRICS_PORT: z.coerce.number().int('must be an integer').min(1).max(65535, 'must be a TCP port (1-65535)').optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.refine(
+    (url) => url === undefined || /^https?:\/\//.test(url),
+    'must be an http:// or https:// URL (the OTLP/HTTP collector; unset for no traces)',
+  ),
 });
 
 /** Per-chain overrides of the registry's EVM settings: EVM_<CHAIN>_<SETTING>, <CHAIN> the chain id upper-cased, "-" as "_". */
@@ -163,6 +169,10 @@ export interface Config {
   /** Active subscriptions one WebSocket may hold, and the whole instance (WebSocket and SSE together). */
   subscriptionsPerConnection: number;
   subscriptionsPerInstance: number;
+  /** Prometheus metrics: off, or served at /metrics on `port` (the API's own port when undefined). */
+  metrics: { enabled: boolean; port: number | undefined };
+  /** Traces are exported over OTLP/HTTP to this collector (src/tracing.ts); undefined: no tracing at all. */
+  otlpEndpoint: string | undefined;
 }
 
 /**
@@ -224,5 +234,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
     subscriptionsPerConnection: e.SUBSCRIPTIONS_PER_CONNECTION,
     subscriptionsPerInstance: e.SUBSCRIPTIONS_PER_INSTANCE,
+    metrics: { enabled: e.METRICS === 'on', port: e.METRICS_PORT },
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
   };
 }

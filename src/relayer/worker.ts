@@ -16,6 +16,8 @@ export interface RelayerWorkerOptions {
   backoffMs?: number;
   /** A submitted claim not seen on chain by then is failed. */
   confirmTimeoutMs?: number;
+  /** Told each claim's outcome (the metrics count them). */
+  onOutcome?: (outcome: 'submitted' | 'retried' | 'failed' | 'confirmed') => void;
 }
 
 interface LeasedClaim {
@@ -124,6 +126,7 @@ export class RelayerWorker {
       });
       if (await settle({ status: 'submitted', txHash, submittedAt: this.options.now(), lastError: null })) {
         log.info({ txHash }, 'claim submitted');
+        this.options.onOutcome?.('submitted');
       }
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
@@ -134,7 +137,10 @@ export class RelayerWorker {
           ? { status: 'queued', lastError: reason, nextAttemptAt: new Date(this.options.now().getTime() + delay) }
           : { status: 'failed', lastError: reason },
       );
-      if (recorded) log.warn({ reason, retryInMs: retry ? delay : undefined }, retry ? 'claim submission failed; will retry' : 'claim failed');
+      if (recorded) {
+        log.warn({ reason, retryInMs: retry ? delay : undefined }, retry ? 'claim submission failed; will retry' : 'claim failed');
+        this.options.onOutcome?.(retry ? 'retried' : 'failed');
+      }
     }
   }
 
@@ -165,6 +171,7 @@ export class RelayerWorker {
         data: { status: outcome.status, lastError: outcome.lastError ?? null },
       });
       moved += count;
+      if (count > 0) this.options.onOutcome?.(outcome.status);
     }
     return moved;
   }
