@@ -1,10 +1,12 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
+import { PothosValidationError } from '@pothos/core';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError, getOperationAST } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import { DomainError } from './domain/errors.ts';
 import type { PriceSource } from './domain/prices.ts';
 import type { Registry } from './domain/registry/registry.ts';
 import type { StatsCache } from './domain/stats-cache.ts';
@@ -13,6 +15,8 @@ import { bearerToken, keyMatches } from './http/auth.ts';
 import { CodedError, INTERNAL_MESSAGE, isErrorCode, toClientError } from './http/client-error.ts';
 import { graphqlBodyPlugin } from './http/graphql-body.ts';
 import { graphqlLimitPlugins } from './http/graphql-limits.ts';
+import { graphqlVariablesPlugin } from './http/graphql-variables.ts';
+import type { Metrics } from './http/metrics.ts';
 import { readiness, relayerHealth } from './http/health.ts';
 import { rateLimitPlugin } from './http/rate-limit.ts';
 import { subscriptionLimitPlugin } from './http/subscription-limits.ts';
@@ -24,6 +28,7 @@ import { restPlugin } from './rest/plugin.ts';
 import type { RunDocument } from './rest/routes.ts';
 import type { GraphQLContext } from './schema/context.ts';
 import { createLoaders } from './schema/loaders.ts';
+import { tracingPlugin } from './tracing.ts';
 import { schema } from './schema/index.ts';
 import { pubSubOrderEvents, type OrderPubSub } from './schema/pubsub.ts';
 
@@ -36,19 +41,45 @@ export interface AppDeps {
   logger: Logger;
   /** The clock every rule reads; tests move it. */
   now?: () => Date;
-  /** Extra readiness checks by dependency name (e.g. redis). */
-  readinessChecks?: Record<string, () => Promise<unknown>>;
+  /** Readiness checks of optional dependencies by name (redis): reported by /ready, never failing it. */
+  optionalChecks?: Record<string, () => Promise<unknown>>;
   /** Subscription fan-out; in-process unless built on Redis. */
   pubsub: OrderPubSub;
   /** Rate limits and subscription caps, shared with the WebSocket transport. */
   limits: TransportLimits;
   /** What /relayer/health reports on. */
   relayer: { adapter: ChainAdapter; isRunning: () => boolean };
+  /** Prometheus metrics, served at /metrics unless they have a port of their own. */
+  metrics?: Metrics;
 }
 
 export type App = YogaServerInstance<Record<string, never>, GraphQLContext>;
 
 export const GRAPHQL_ENDPOINT = '/graphql';
+
+/** What GraphiQL opens with: a query that answers on an empty book too, and points at the rest. */
+export const GRAPHIQL_EXAMPLE = `# The order book's GraphQL API. Press the run button (or Ctrl-Enter).
+# Every type and field is described in the Documentation Explorer (the book icon, top left).
+query LatestOrders {
+  orders(limit: 5) {
+    total
+    data {
+      orderId
+      status
+      sourceIntent { chain asset amount }
+      destinationIntent { chain asset amount }
+      createdAt
+    }
+  }
+  stats {
+    last24h { totalOrders completedOrders totalVolumeUsd }
+  }
+  assets { id symbol decimals priceUsd }
+}
+
+# Next: createQuote, then createOrder with the quote's amounts (see the README's curl walk-through),
+# and follow an order live with: subscription { orderUpdated(orderId: "...") { status updatedAt } }
+`;
 
 /** The whole HTTP surface as one fetch-style handler: GraphQL at /graphql, REST everywhere else. */
 export function createApp(deps: AppDeps): App {
@@ -78,22 +109,27 @@ export function createApp(deps: AppDeps): App {
     healthCheckEndpoint: `${GRAPHQL_ENDPOINT}/health`,
     landingPage: false,
     // GraphiQL's GET subscriptions must carry the CSRF header like any other client.
-    graphiql: { title: 'Order book GraphQL', additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' } },
+    graphiql: {
+      title: 'Order book GraphQL',
+      additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },
+      defaultQuery: GRAPHIQL_EXAMPLE,
+    },
     // GraphiQL's assets come from the npm package, not a CDN: the machines have no internet.
     renderGraphiQL,
-    logging: {
-      debug: (...args) => deps.logger.debug(args.map(String).join(' ')),
-      info: (...args) => deps.logger.info(args.map(String).join(' ')),
-      warn: (...args) => deps.logger.warn(args.map(String).join(' ')),
-      error: (...args) => deps.logger.error(args.map(String).join(' ')),
-    },
+    logging: yogaLogging(deps.logger),
     maskedErrors: { maskError: (error, message) => maskError(error, message, deps.logger) },
     // One operation per request: batching would multiply every limit below by the batch size.
     batching: false,
+    cors: corsPolicy(deps.config.corsOrigins),
     plugins: [
       requestLogPlugin(deps.logger),
+      ...(deps.metrics?.plugins({
+        graphqlEndpoint: GRAPHQL_ENDPOINT,
+        servePath: deps.config.metrics.port === undefined ? '/metrics' : undefined,
+      }) ?? []),
       deps.limits.rateLimiter ? rateLimitPlugin(deps.limits.rateLimiter, deps.limits.trustProxy) : {},
       graphqlBodyPlugin(),
+      graphqlVariablesPlugin(),
       ...graphqlLimitPlugins({ production: deps.config.env === 'production' }),
       subscriptionLimitPlugin(deps.limits.subscriptions),
       // Each document (the REST layer's fixed ones, and clients' after Yoga's parse cache) is compiled
@@ -106,6 +142,8 @@ export function createApp(deps: AppDeps): App {
           onError: (result) => deps.logger.warn({ errors: result.errors }, 'GraphQL JIT could not compile a document'),
         },
       ),
+      // Spans only when an OTLP endpoint is configured (src/tracing.ts).
+      deps.config.otlpEndpoint ? tracingPlugin(GRAPHQL_ENDPOINT) : {},
       restPlugin({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         apiKeys: deps.config.apiKeys,
@@ -113,7 +151,7 @@ export function createApp(deps: AppDeps): App {
         now,
         run: (request) => runDocument(yoga, request),
         health: () => new Response('Online', { headers: { 'content-type': 'text/plain; charset=utf-8' } }),
-        ready: () => readiness({ database: () => deps.db.ping(), ...deps.readinessChecks }),
+        ready: () => readiness({ database: () => deps.db.ping() }, deps.optionalChecks),
         relayerHealth: () => relayerHealth({ prisma: deps.db.prisma, now, ...deps.relayer }),
         onInternalError: (error, request) =>
           deps.logger.error({ err: error, reqId: requestIdOf(request), method: request.method }, 'unhandled error'),
@@ -149,6 +187,29 @@ function asClientError(error: GraphQLError): CodedError {
 }
 
 /**
+ * Yoga's own log calls. It logs every error the masking below replaced, at "error"; but the masking
+ * logs what is internal itself, and a client's mistake is no error of ours: those are logged at info,
+ * with the client's text in a field of its own, never in the message.
+ */
+function yogaLogging(logger: Logger) {
+  const text = (args: unknown[]) => args.map(String).join(' ');
+  return {
+    debug: (...args: unknown[]) => logger.debug(text(args)),
+    info: (...args: unknown[]) => logger.info(text(args)),
+    warn: (...args: unknown[]) => logger.warn(text(args)),
+    error: (...args: unknown[]) => {
+      const [first] = args;
+      const original = first instanceof GraphQLError ? first.originalError : first;
+      if (original instanceof DomainError && original.code !== 'UNAVAILABLE') {
+        logger.info({ code: original.code, error: original.message }, 'client error');
+      } else {
+        logger.debug({ err: first }, 'graphql error (logged where it was masked)');
+      }
+    },
+  };
+}
+
+/**
  * Only client errors (src/http/client-error.ts) reach clients with their message; GraphQL's own
  * errors (syntax, validation) pass as they are; anything else is logged and masked.
  */
@@ -159,6 +220,15 @@ function maskError(error: unknown, message: string, logger: Logger): Error {
     return new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_REQUEST' } });
   }
   const original = error instanceof GraphQLError ? error.originalError : error;
+  // plugin-relay's decoding of a cursor the client made up or mangled.
+  if (original instanceof PothosValidationError && /cursor/i.test(original.message)) {
+    const gqlError = error instanceof GraphQLError ? error : undefined;
+    return new GraphQLError('after and before must be cursors this API returned (edges.cursor, pageInfo.startCursor or endCursor)', {
+      nodes: gqlError?.nodes,
+      path: gqlError?.path,
+      extensions: { code: 'BAD_REQUEST' },
+    });
+  }
   const client = toClientError(original);
   if (client.code === 'INTERNAL') {
     logger.error({ err: original }, 'internal error in a resolver');
@@ -170,4 +240,24 @@ function maskError(error: unknown, message: string, logger: Logger): Error {
   }
   const gqlError = error instanceof GraphQLError ? error : undefined;
   return new GraphQLError(client.message, { nodes: gqlError?.nodes, path: gqlError?.path, extensions: { code: client.code } });
+}
+
+/**
+ * CORS: any origin by default, or only those in CORS_ORIGINS; never with credentials, since callers
+ * authenticate with a bearer key, not cookies (an origin reflected with credentials would let any
+ * site act with a visitor's cookies). README, Hardening.
+ */
+function corsPolicy(allowed: string[] | undefined) {
+  const policy = {
+    credentials: false,
+    methods: ['GET', 'POST', 'DELETE'],
+    allowedHeaders: ['authorization', 'content-type', 'accept', 'x-request-id', 'x-graphql-yoga-csrf'],
+    exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'],
+    maxAge: 600,
+  };
+  if (!allowed) return { ...policy, origin: '*' };
+  return (request: Request) => {
+    const origin = request.headers.get('origin');
+    return origin !== null && allowed.includes(origin) ? { ...policy, origin: [origin] } : false;
+  };
 }

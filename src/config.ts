@@ -14,6 +14,14 @@ const optionalString = z
 const seconds = (fallback: number) =>
   z.coerce.number().int('must be a whole number of seconds').positive('must be positive').default(fallback);
 
+const millis = (fallback: number, min: number) =>
+  z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(min, `must be at least ${min}`).default(fallback);
+
+/** Database time limits; also the defaults of a database opened without a configuration (scripts, tests). */
+export const DATABASE_TIMEOUT_DEFAULTS = { connectTimeoutMs: 3_000, statementTimeoutMs: 5_000, queryTimeoutMs: 6_000 } as const;
+
+const ORIGIN = /^https?:\/\/[^/\s,]+$/;
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int('must be an integer').min(0).max(65535, 'must be a TCP port (0-65535)').default(4000),
@@ -49,9 +57,28 @@ const envSchema = z.object({
   WATCHER_POLL_MS: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(10, 'must be at least 10').default(2000),
   WATCHER_LEASE_MS: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(100, 'must be at least 100').default(30_000),
 
+  // Survival (README, Hardening): who may call from a browser, how long a socket may idle or stall,
+  // how long a database call may take before the request is answered 503.
+  CORS_ORIGINS: optionalString.refine(
+    (list) => list === undefined || list.split(',').every((o) => ORIGIN.test(o.trim())),
+    'must be a comma-separated list of origins such as https://app.example.com (scheme, host, optional port; no path)',
+  ),
+  HTTP_HEADERS_TIMEOUT_MS: millis(10_000, 1_000),
+  HTTP_REQUEST_TIMEOUT_MS: millis(30_000, 1_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: millis(5_000, 100),
+  HTTP_MAX_REQUESTS_PER_SOCKET: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').default(1_000),
+  DATABASE_CONNECT_TIMEOUT_MS: millis(DATABASE_TIMEOUT_DEFAULTS.connectTimeoutMs, 100),
+  DATABASE_STATEMENT_TIMEOUT_MS: millis(DATABASE_TIMEOUT_DEFAULTS.statementTimeoutMs, 100),
+  DATABASE_QUERY_TIMEOUT_MS: millis(DATABASE_TIMEOUT_DEFAULTS.queryTimeoutMs, 100),
   // Transport limits (README, Hardening): active subscriptions per WebSocket and per instance.
   SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').positive('must be positive').default(100),
   SUBSCRIPTIONS_PER_INSTANCE: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').positive('must be positive').default(10_000),
+  METRICS: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
+  METRICS_PORT: z.coerce.number().int('must be an integer').min(1).max(65535, 'must be a TCP port (1-65535)').optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.refine(
+    (url) => url === undefined || /^https?:\/\//.test(url),
+    'must be an http:// or https:// URL (the OTLP/HTTP collector; unset for no traces)',
+  ),
 });
 
 /** Per-chain overrides of the registry's EVM settings: EVM_<CHAIN>_<SETTING>, <CHAIN> the chain id upper-cased, "-" as "_". */
@@ -132,10 +159,20 @@ export interface Config {
   watcherLeaseMs: number;
   /** EVM_<CHAIN>_* overrides, keyed by the lower-cased <CHAIN> part (resolved in src/chains/evm/chain-config.ts). */
   evmOverrides: Record<string, EvmOverride>;
+  /** Browser origins allowed to call; undefined = any origin, never with credentials (README, Hardening). */
+  corsOrigins: string[] | undefined;
+  /** Socket limits of the HTTP server (src/http/node-server.ts). */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxRequestsPerSocket: number };
+  /** Database time limits: connecting, a statement (server side), a query round trip (client side). */
+  database: { connectTimeoutMs: number; statementTimeoutMs: number; queryTimeoutMs: number };
 
   /** Active subscriptions one WebSocket may hold, and the whole instance (WebSocket and SSE together). */
   subscriptionsPerConnection: number;
   subscriptionsPerInstance: number;
+  /** Prometheus metrics: off, or served at /metrics on `port` (the API's own port when undefined). */
+  metrics: { enabled: boolean; port: number | undefined };
+  /** Traces are exported over OTLP/HTTP to this collector (src/tracing.ts); undefined: no tracing at all. */
+  otlpEndpoint: string | undefined;
 }
 
 /**
@@ -146,6 +183,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const parsed = envSchema.safeParse(env);
   const problems = parsed.success ? [] : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
   const evmOverrides = parseEvmOverrides(env, problems);
+  if (parsed.success && parsed.data.DATABASE_QUERY_TIMEOUT_MS <= parsed.data.DATABASE_STATEMENT_TIMEOUT_MS) {
+    problems.push('  DATABASE_QUERY_TIMEOUT_MS: must exceed DATABASE_STATEMENT_TIMEOUT_MS (the server cancels a slow statement first)');
+  }
   if (parsed.success && parsed.data.WATCHER_LEASE_MS <= parsed.data.WATCHER_POLL_MS) {
     problems.push('  WATCHER_LEASE_MS: must exceed WATCHER_POLL_MS (a watcher renews its lease once per poll)');
   }
@@ -179,8 +219,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     watcherPollMs: e.WATCHER_POLL_MS,
     watcherLeaseMs: e.WATCHER_LEASE_MS,
     evmOverrides,
+    corsOrigins: e.CORS_ORIGINS?.split(',').map((o) => o.trim()),
+    http: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxRequestsPerSocket: e.HTTP_MAX_REQUESTS_PER_SOCKET,
+    },
+    database: {
+      connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+      queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
+    },
 
     subscriptionsPerConnection: e.SUBSCRIPTIONS_PER_CONNECTION,
     subscriptionsPerInstance: e.SUBSCRIPTIONS_PER_INSTANCE,
+    metrics: { enabled: e.METRICS === 'on', port: e.METRICS_PORT },
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
   };
 }

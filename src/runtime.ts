@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createPublicClient, http } from 'viem';
 import { createApp, type App } from './app.ts';
@@ -9,6 +8,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { DomainDeps } from './domain/deps.ts';
 import { recordEscrowEvent } from './domain/escrow-events.ts';
+import { createMetrics, type Metrics } from './http/metrics.ts';
 import { StaticPriceSource } from './domain/prices.ts';
 import { loadRegistry } from './domain/registry/registry.ts';
 import { memoryStatsCache, redisStatsCache, type StatsCache } from './domain/stats-cache.ts';
@@ -17,6 +17,7 @@ import { ChainRouter } from './relayer/chain-router.ts';
 import { EvmClaimAdapter } from './relayer/evm-adapter.ts';
 import { SimulatedChain } from './relayer/simulated-chain.ts';
 import { RelayerWorker } from './relayer/worker.ts';
+import { redisFailures, throttledWarn, type RedisLink } from './redis.ts';
 import { createOrderPubSub, pubSubOrderEvents, type OrderPubSub } from './schema/pubsub.ts';
 
 export interface RuntimeOptions {
@@ -24,8 +25,8 @@ export interface RuntimeOptions {
   db: Database;
   logger: Logger;
   now?: () => Date;
-  /** Shared state across instances: stats cache and subscription fan-out. */
-  redis?: { client: Redis; subscriber: Redis };
+  /** Shared state across instances: stats cache, rate limits and subscription fan-out. Optional. */
+  redis?: RedisLink;
   statsCache?: StatsCache;
 }
 
@@ -41,6 +42,8 @@ export interface Runtime {
   statsCache: StatsCache;
   /** Rate limits and subscription caps, for the WebSocket transport as for HTTP. */
   limits: TransportLimits;
+  /** Prometheus metrics; undefined when METRICS=off. */
+  metrics: Metrics | undefined;
   /** The domain's dependencies, for scripts and tests that act as a watcher would. */
   deps: DomainDeps;
   /** Stops the worker, the watchers and the simulated chain (the database is the caller's). */
@@ -53,10 +56,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const now = options.now ?? (() => new Date());
   const registry = loadRegistry(config.assetsFile);
   const prices = new StaticPriceSource(registry);
-  const pubsub = createOrderPubSub(redis ? { publish: redis.client, subscribe: redis.subscriber } : undefined);
-  const statsCache =
-    options.statsCache ??
-    (redis ? redisStatsCache(redis.client, config.statsCacheSeconds) : memoryStatsCache(config.statsCacheSeconds));
+  const pubsub = createOrderPubSub(redis, logger);
+  let watchers: EvmWatcher[] = [];
+  const metrics = config.metrics.enabled
+    ? createMetrics({
+        pool: db.poolStats,
+        relayerQueueDepth: () => db.prisma.relayerClaim.count({ where: { status: { in: ['queued', 'submitted'] } } }),
+        watcherLag: () => watchers.flatMap((w) => (w.lagBlocks === undefined ? [] : [{ chain: w.chain, blocks: w.lagBlocks }])),
+      })
+    : undefined;
+  const statsCache = countedStatsCache(options.statsCache ?? createStatsCache(config, logger, redis), metrics);
   const deps: DomainDeps = { prisma: db.prisma, rows: db.rows, registry, prices, config, now, events: pubSubOrderEvents(pubsub) };
 
   const chain = new SimulatedChain({
@@ -75,7 +84,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const evm = evmChains.length > 0 ? new EvmClaimAdapter({ chains: evmChains, privateKey: config.relayerPrivateKey, logger }) : undefined;
   const adapter = new ChainRouter(evm && { adapter: evm, handles: (id) => evm.handles(id) }, chain);
   const owner = `${process.pid}-${randomUUID().slice(0, 8)}`;
-  const watchers = evmChains.map(
+  watchers = evmChains.map(
     ({ settings, client }) =>
       new EvmWatcher({
         chain: settings,
@@ -88,7 +97,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         leaseMs: config.watcherLeaseMs,
       }),
   );
-  const worker = new RelayerWorker({ prisma: db.prisma, adapter, logger, now, pollMs: config.relayerPollMs });
+  const worker = new RelayerWorker({
+    prisma: db.prisma,
+    adapter,
+    logger,
+    now,
+    pollMs: config.relayerPollMs,
+    onOutcome: metrics && ((outcome) => metrics.claimOutcome(outcome)),
+  });
 
   const limits = createTransportLimits(config, redis?.client);
   const app = createApp({
@@ -101,8 +117,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     now,
     pubsub,
     limits,
+    metrics,
     relayer: { adapter, isRunning: () => worker.isRunning },
-    readinessChecks: redis ? { redis: () => redis.client.ping() } : undefined,
+    optionalChecks: redis ? { redis: () => redis.client.ping() } : undefined,
   });
 
   return {
@@ -114,10 +131,41 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     pubsub,
     statsCache,
     limits,
+    metrics,
     deps,
     async stop() {
       await Promise.all([worker.stop(), ...watchers.map((w) => w.stop())]);
       chain.stop();
     },
+  };
+}
+
+function createStatsCache(config: Config, logger: Logger, redis: RedisLink | undefined): StatsCache {
+  const memory = memoryStatsCache(config.statsCacheSeconds);
+  if (!redis) return memory;
+  const warn = throttledWarn(logger, 'redis stats cache unavailable; serving this instance\'s cache');
+  return redisStatsCache(redis.client, config.statsCacheSeconds, {
+    fallback: memory,
+    onRedisError: (error) => {
+      redisFailures.statsCache++;
+      warn(error.message);
+    },
+  });
+}
+
+/** Counts statistics reads as cache hits or misses: a miss is a read that ran the computation itself. */
+function countedStatsCache(cache: StatsCache, metrics: Metrics | undefined): StatsCache {
+  if (!metrics) return cache;
+  return {
+    async get(compute) {
+      let computed = false;
+      const cached = await cache.get(() => {
+        computed = true;
+        return compute();
+      });
+      metrics.statsCache(computed ? 'miss' : 'hit');
+      return cached;
+    },
+    clear: () => cache.clear(),
   };
 }

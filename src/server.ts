@@ -1,20 +1,12 @@
-import { createServer } from 'node:http';
-import { Redis } from 'ioredis';
-import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openPglite, openPostgres, type Database } from './db/database.ts';
+import { createHttpServer } from './http/node-server.ts';
+import { serveMetricsOnPort } from './http/metrics.ts';
 import { createLogger } from './logger.ts';
-import { SUBSCRIBER_OPTIONS } from './redis.ts';
+import { connectRedis } from './redis.ts';
 import { createRuntime } from './runtime.ts';
+import { startTracing } from './tracing.ts';
 import { serveWebSockets } from './websocket.ts';
-
-function connectRedis(url: string, keyPrefix: string, logger: Logger) {
-  // Commands fail fast while Redis is away instead of queueing without bound.
-  const client = new Redis(url, { keyPrefix, maxRetriesPerRequest: 1, enableOfflineQueue: false });
-  const subscriber = new Redis(url, { keyPrefix, maxRetriesPerRequest: 1, ...SUBSCRIBER_OPTIONS });
-  for (const r of [client, subscriber]) r.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-  return { client, subscriber };
-}
 
 /** The only file that listens on a port. Start-up order: config, database, registry, HTTP. */
 async function main(): Promise<void> {
@@ -29,9 +21,19 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  // Last resort only: failures of optional work are handled where they happen (README, Hardening),
+  // and the fault tests fail if this line is ever logged. A stray rejection must not drop every
+  // connection of the instance.
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
+  // Before the database: Prisma's spans need the tracer provider in place.
+  const tracing = await startTracing(process.env);
 
   const db: Database = config.databaseUrl
-    ? await openPostgres({ url: config.databaseUrl, onPoolError: (err) => logger.warn({ err }, 'database pool error') })
+    ? await openPostgres({
+        url: config.databaseUrl,
+        timeouts: config.database,
+        onPoolError: (err) => logger.warn({ err }, 'database pool error'),
+      })
     : await openPglite(config.dataDir);
   const redis = config.redisUrl ? connectRedis(config.redisUrl, config.redisKeyPrefix, logger) : undefined;
   let runtime;
@@ -46,9 +48,11 @@ async function main(): Promise<void> {
   }
   const { app } = runtime;
 
-  const server = createServer(app);
+  const server = createHttpServer(app, config.http);
   // GraphQL over WebSocket (graphql-ws) beside SSE, on the same path.
   const sockets = serveWebSockets(server, app, { limits: runtime.limits, logger });
+  const metricsServer =
+    runtime.metrics && config.metrics.port !== undefined ? serveMetricsOnPort(runtime.metrics, config.metrics.port, config.host) : undefined;
   runtime.worker.start();
   for (const watcher of runtime.watchers) watcher.start();
   server.listen(config.port, config.host, () => {
@@ -72,10 +76,12 @@ async function main(): Promise<void> {
       server.closeIdleConnections();
     });
     await sockets.close();
+    metricsServer?.close();
     await runtime.stop();
     redis?.client.disconnect();
     redis?.subscriber.disconnect();
     await db.close();
+    await tracing?.shutdown();
     logger.info('stopped');
     process.exit(0);
   };

@@ -2,7 +2,8 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.ts';
-import { TransientChainError } from '../src/relayer/chain-adapter.ts';
+import { TransientChainError, type ChainAdapter, type ClaimSubmission } from '../src/relayer/chain-adapter.ts';
+import { RelayerWorker } from '../src/relayer/worker.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { openTestDatabase } from './support/database.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
@@ -194,5 +195,75 @@ describe('two instances', () => {
     expect(a.runtime.chain.submissions + b.runtime.chain.submissions).toBe(12);
     const rows = await db.prisma.relayerClaim.findMany({ where: { orderId: { in: claims.map((c) => c.orderId) } } });
     expect(rows.every((r) => r.status === 'submitted' && r.attempts === 1)).toBe(true);
+  });
+
+  /**
+   * A worker whose chain call outlasts its lease (a GC pause, a slow RPC): another instance takes the
+   * claim over and submits it. The stalled worker's outcome, success or failure, must change nothing.
+   */
+  describe('a worker that stalls past its lease', () => {
+    class StalledChain implements ChainAdapter {
+      sent: ClaimSubmission[] = [];
+      private finish: ((outcome: { txHash: string } | Error) => void) | undefined;
+      submitClaim(submission: ClaimSubmission) {
+        this.sent.push(submission);
+        return new Promise<{ txHash: string }>((resolve, reject) => {
+          this.finish = (outcome) => (outcome instanceof Error ? reject(outcome) : resolve(outcome));
+        });
+      }
+      release(outcome: { txHash: string } | Error) {
+        this.finish?.(outcome);
+      }
+      transactionState = async () => ({ state: 'pending' as const });
+      health = async () => ({});
+    }
+    const stalledWorker = (chain: StalledChain, leaseMs: number) =>
+      new RelayerWorker({ prisma: db.prisma, adapter: chain, logger: pino({ level: 'silent' }), now: a.clock.now, leaseMs });
+    const until = async (check: () => boolean) => {
+      for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+    };
+
+    for (const outcome of ['success', 'failure'] as const) {
+      it(`cannot overwrite the result of the instance that took over (${outcome})`, async () => {
+        const { orderId, secret } = await claimableOrder(a);
+        await submit(orderId, secret, a);
+        const chain = new StalledChain();
+        const stalled = stalledWorker(chain, 200).tick();
+        await until(() => chain.sent.length === 1);
+        expect(chain.sent[0]!.swapId).toBeDefined();
+
+        // The lease lapses by the database's clock; B takes the claim over and submits it.
+        await new Promise((r) => setTimeout(r, 300));
+        await b.runtime.worker.tick();
+        const taken = await db.prisma.relayerClaim.findUniqueOrThrow({ where: { orderId } });
+        expect(taken).toMatchObject({ status: 'submitted', attempts: 2 });
+
+        chain.release(outcome === 'success' ? { txHash: `0x${'ab'.repeat(32)}` } : new Error('execution reverted'));
+        await stalled;
+        const after = await db.prisma.relayerClaim.findUniqueOrThrow({ where: { orderId } });
+        expect(after).toMatchObject({ status: 'submitted', txHash: taken.txHash, lastError: null });
+      });
+    }
+
+    it("keeps its lease by the database clock, whatever the other instance's clock says", async () => {
+      const { orderId, secret } = await claimableOrder(a);
+      await submit(orderId, secret, a);
+      const chain = new StalledChain();
+      const holding = stalledWorker(chain, 30_000).tick();
+      await until(() => chain.sent.length === 1);
+      b.clock.advance(3600);
+      try {
+        await b.runtime.worker.tick();
+        expect(await db.prisma.relayerClaim.findUniqueOrThrow({ where: { orderId } })).toMatchObject({ status: 'queued', attempts: 1 });
+      } finally {
+        b.clock.advance(-3600);
+        chain.release({ txHash: `0x${'cd'.repeat(32)}` });
+        await holding;
+      }
+      expect(await db.prisma.relayerClaim.findUniqueOrThrow({ where: { orderId } })).toMatchObject({
+        status: 'submitted',
+        txHash: `0x${'cd'.repeat(32)}`,
+      });
+    });
   });
 });

@@ -1,15 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCK_FILE } from '../src/db/data-dir-lock.ts';
 import { TEST_DB } from './support/database.ts';
 import { orderBody } from './support/fixtures.ts';
 
 /**
- * The real process, as `npm start` runs it: embedded database on a fresh data directory, a real
- * port, SIGTERM. Runs once (PGlite project): the database does not change what is tested here.
+ * The real process, as `npm start` runs it: the production build (built here from the current sources, as
+ * `npm ci` does), embedded database on a fresh data directory, a real port, SIGTERM. Runs once (PGlite
+ * project): the database does not change what is tested here.
  */
 describe.skipIf(TEST_DB !== 'pglite')('npm start', () => {
   let child: ChildProcess;
@@ -20,7 +22,8 @@ describe.skipIf(TEST_DB !== 'pglite')('npm start', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'obg-data-'));
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    execFileSync(process.execPath, ['--import', 'tsx', 'prisma/scripts/build.ts'], { stdio: 'pipe' });
+    child = spawn(process.execPath, ['dist/server.js'], {
       env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -59,6 +62,21 @@ describe.skipIf(TEST_DB !== 'pglite')('npm start', () => {
     expect((await gql.json()).data.chains.length).toBeGreaterThan(5);
   });
 
+  it('refuses a second process on its data directory: a seed exits with the owner named, the server serves on', async () => {
+    const seed = spawn(process.execPath, ['--import', 'tsx', 'prisma/scripts/seed.ts', '--orders', '5'], {
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let seedOutput = '';
+    seed.stdout!.on('data', (d) => (seedOutput += d));
+    seed.stderr!.on('data', (d) => (seedOutput += d));
+    const code = await new Promise<number | null>((resolve) => seed.once('exit', resolve));
+    expect(code).not.toBe(0);
+    expect(seedOutput).toContain(`is in use by process ${child.pid}`);
+    const page = await fetch(`${base}/orders?limit=5`);
+    expect(page.status).toBe(200);
+  }, 30_000);
+
   it('finishes an in-flight request on SIGTERM, then exits 0', async () => {
     const quote = await (
       await fetch(`${base}/quotes`, {
@@ -92,5 +110,7 @@ describe.skipIf(TEST_DB !== 'pglite')('npm start', () => {
     expect(status, text).toBe(201);
     expect(await exited).toBe(0);
     expect(output).toContain('stopped');
+    // A clean exit gives the data directory back.
+    expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
   }, 30_000);
 });

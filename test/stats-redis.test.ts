@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.ts';
-import { redisStatsCache } from '../src/domain/stats-cache.ts';
+import { memoryStatsCache, redisStatsCache } from '../src/domain/stats-cache.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { openTestDatabase } from './support/database.ts';
 import { makeOrder } from './support/fixtures.ts';
@@ -23,7 +23,7 @@ describe('stats cache shared through Redis', () => {
     const instance = () => {
       const redis = new Redis(REDIS_URL, { keyPrefix });
       clients.push(redis);
-      return createTestApp({ db, statsCache: redisStatsCache(redis, 120) });
+      return createTestApp({ db, statsCache: redisStatsCache(redis, 120, { fallback: memoryStatsCache(120) }) });
     };
     a = await instance();
     b = await instance();

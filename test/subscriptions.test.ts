@@ -3,17 +3,18 @@ import { createClient } from 'graphql-ws';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import type { App } from '../src/app.ts';
 import type { Database } from '../src/db/database.ts';
 import { SUBSCRIBER_OPTIONS } from '../src/redis.ts';
 import { WATCHER_KEY, createTestApp, type TestApp } from './support/app.ts';
 import { openTestDatabase } from './support/database.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
 import { makeOrder } from './support/fixtures.ts';
-import { bounded, Inbox, subscribeSse, WAIT_MS, type Result, type Subscription } from './support/sse.ts';
+import { Inbox, WAIT_MS, bounded, subscribeSse, type Result } from './support/sse.ts';
 import { eventually, listen } from './support/ws.ts';
 
 /**
- * Subscriptions: each change is published to `orderUpdated(orderId)` and
+ * Subscriptions (CONTRACT 4.3, 7): each change is published to `orderUpdated(orderId)` and
  * `userOrdersUpdated(userId)`, over SSE and over WebSocket, and across instances through Redis.
  *
  * Pub/sub channels are not prefixed by ioredis' keyPrefix, so parallel runs on one Redis are kept
@@ -21,7 +22,6 @@ import { eventually, listen } from './support/ws.ts';
  */
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
 const ORDER_UPDATED = `subscription ($id: String!) {
   orderUpdated(orderId: $id) { orderId userId status sourceIntent { createTxHash } }
 }`;
@@ -238,10 +238,10 @@ describe('two instances on one database', () => {
       const channel = `orderUpdated:${order.order_id}`;
       const sub = await subscribeSse(a.app, ORDER_UPDATED, { id: order.order_id });
       try {
-        // A's probe goes out through Redis and back: A's SUBSCRIBE is in place.
+        // A's own probe is delivered in-process; its SUBSCRIBE on Redis shows in NUMSUB.
         await sub.inbox.untilLive(probeOrder(a, order.order_id));
         // Topics are unique per order: this run's subscriber is the only one on the channel.
-        expect(await subscribers(channel)).toBe(1);
+        await eventually('A subscribed on Redis', async () => (await subscribers(channel)) === 1);
 
         const { event, reply } = await createEvent(b, order.source_intent.swap_id);
         expect(reply.body.result.status).toBe('source_created');

@@ -3,7 +3,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { DATABASE_TIMEOUT_DEFAULTS, type Config } from '../config.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 import { applyMigrations, pendingMigrations, type MigrationTarget } from './migrate.ts';
 import { createRowStore, type RowStore } from './row-store.ts';
 
@@ -21,6 +23,8 @@ export interface Database {
   ping(): Promise<void>;
   /** The driver under Prisma, for bulk statements Prisma has no API for (the bulk seed's array inserts). */
   driver: MigrationTarget;
+  /** Connections of pg's pool, for the metrics; PGlite has one connection and no pool. */
+  poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -29,22 +33,30 @@ export interface PostgresOptions {
   /** Apply pending migrations instead of refusing to start (tests, `npm run db:migrate`). */
   migrate?: boolean;
   poolSize?: number;
+  /**
+   * Connecting (or waiting for a pooled connection); a statement, cancelled by PostgreSQL (SQLSTATE
+   * 57014, answered 503); a round trip, abandoned by the client even when the server says nothing.
+   */
+  timeouts?: Config['database'];
   onPoolError?: (error: Error) => void;
   /** Called with each SQL statement Prisma sends (tests count them to prove there is no N+1). */
   onQuery?: QueryListener;
 }
 
 /**
- * PostgreSQL through a pg pool. Timeouts are explicit: pg waits forever by default, and a dead
- * database must turn into a quick error, not a hung request.
+ * PostgreSQL through a pg pool. Timeouts are explicit: pg waits forever by default, and a database
+ * that is down, or alive but frozen, must turn into a quick 503, not a hung request. The client-side
+ * query timeout is what bounds the frozen case: the server can enforce nothing while it is stopped.
  */
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
+  const timeouts = options.timeouts ?? DATABASE_TIMEOUT_DEFAULTS;
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: timeouts.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
-    statement_timeout: 15_000,
+    statement_timeout: timeouts.statementTimeoutMs,
+    query_timeout: timeouts.queryTimeoutMs,
     idle_in_transaction_session_timeout: 30_000,
   });
   pool.on('error', (error) => options.onPoolError?.(error));
@@ -73,6 +85,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     prisma,
     rows: createRowStore(rowAdapter, options.onQuery),
     kind: 'postgres',
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     driver: {
       async exec(sql) {
         await pool.query(sql);
@@ -94,12 +107,20 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
 
 /**
  * Embedded PostgreSQL (PGlite) on a data directory, or in memory when dataDir is undefined.
- * It always migrates itself: a newcomer runs `npm start` and has a working database.
+ * It always migrates itself: a newcomer runs `npm start` and has a working database. A data
+ * directory is held by one process at a time (data-dir-lock.ts): a second one is refused.
  */
 export async function openPglite(dataDir: string | undefined, onQuery?: QueryListener): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const pglite = await PGlite.create(dataDir);
-  await applyMigrations(pgliteTarget(pglite));
+  const lock = dataDir ? lockDataDir(dataDir) : undefined;
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(dataDir);
+    await applyMigrations(pgliteTarget(pglite));
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const adapters = new PrismaPGlite(pglite);
   const prisma = newClient(adapters, onQuery);
   const rowAdapter = await adapters.connect();
@@ -115,6 +136,7 @@ export async function openPglite(dataDir: string | undefined, onQuery?: QueryLis
       await prisma.$disconnect();
       await rowAdapter.dispose();
       await pglite.close();
+      lock?.release();
     },
   };
 }

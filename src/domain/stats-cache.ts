@@ -36,17 +36,36 @@ export function memoryStatsCache(ttlSecs: number, now: () => number = Date.now):
 
 const REDIS_KEY = 'orderbook:stats:v1';
 
-export function redisStatsCache(redis: Redis, ttlSecs: number): StatsCache {
+export interface RedisStatsCacheOptions {
+  /** Serves while Redis is away, so /stats is computed (or cached per instance) instead of failing. */
+  fallback: StatsCache;
+  /** Told each time Redis failed a read or a write of the cache. */
+  onRedisError?: (error: Error) => void;
+}
+
+/**
+ * One entry shared by every instance through Redis. Redis is optional: when a read fails the answer
+ * comes from the in-process fallback, and a failed write only costs the other instances a miss.
+ */
+export function redisStatsCache(redis: Redis, ttlSecs: number, options: RedisStatsCacheOptions): StatsCache {
   let inflight: Promise<CachedStats> | undefined;
+  const redisError = (error: unknown) => options.onRedisError?.(error instanceof Error ? error : new Error(String(error)));
   const load = async (compute: () => Promise<Stats>): Promise<CachedStats> => {
-    const [[, cached], [, pttl]] = (await redis.multi().get(REDIS_KEY).pttl(REDIS_KEY).exec()) as [
-      [Error | null, string | null],
-      [Error | null, number],
-    ];
+    let cached: string | null;
+    let pttl: number;
+    try {
+      [[, cached], [, pttl]] = (await redis.multi().get(REDIS_KEY).pttl(REDIS_KEY).exec()) as [
+        [Error | null, string | null],
+        [Error | null, number],
+      ];
+    } catch (error) {
+      redisError(error);
+      return options.fallback.get(compute);
+    }
     if (cached && pttl > 0) return { stats: reviveStats(cached), remainingSecs: Math.ceil(pttl / 1000) };
     const stats = await compute();
     // NX: when two instances miss together, the first write wins and both serve its expiry.
-    await redis.set(REDIS_KEY, JSON.stringify(stats), 'PX', ttlSecs * 1000, 'NX');
+    await redis.set(REDIS_KEY, JSON.stringify(stats), 'PX', ttlSecs * 1000, 'NX').catch(redisError);
     return { stats, remainingSecs: ttlSecs };
   };
   return {
@@ -55,7 +74,8 @@ export function redisStatsCache(redis: Redis, ttlSecs: number): StatsCache {
       return inflight;
     },
     async clear() {
-      await redis.del(REDIS_KEY);
+      await options.fallback.clear();
+      await redis.del(REDIS_KEY).catch(redisError);
     },
   };
 }

@@ -2,9 +2,22 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { ChainAdapter } from '../relayer/chain-adapter.ts';
 import { envelope } from '../rest/http.ts';
 
-/** `/ready`: every dependency answers within 2 s, else 503 naming the ones that did not. */
-export async function readiness(checks: Record<string, () => Promise<unknown>>): Promise<Response> {
-  const results = await Promise.all(
+type Checks = Record<string, () => Promise<unknown>>;
+
+/**
+ * `/ready`: every required dependency answers within 2 s, else 503 naming the ones that did not.
+ * Optional ones (Redis) are reported but never make the instance unready: it serves without them,
+ * and a load balancer must not take every instance out of rotation because a cache is away.
+ */
+export async function readiness(required: Checks, optional: Checks = {}): Promise<Response> {
+  const [results, optionalResults] = await Promise.all([probe(required), probe(optional)]);
+  const down = results.filter(([, state]) => state === 'down').map(([name]) => name);
+  if (down.length > 0) return envelope(503, `not ready: ${down.join(', ')} unreachable`, { 'retry-after': '5' });
+  return envelope(200, Object.fromEntries([...results, ...optionalResults]));
+}
+
+function probe(checks: Checks) {
+  return Promise.all(
     Object.entries(checks).map(async ([name, check]) => {
       try {
         await withTimeout(check(), 2_000);
@@ -14,9 +27,6 @@ export async function readiness(checks: Record<string, () => Promise<unknown>>):
       }
     }),
   );
-  const down = results.filter(([, state]) => state === 'down').map(([name]) => name);
-  if (down.length > 0) return envelope(503, `not ready: ${down.join(', ')} unreachable`, { 'retry-after': '5' });
-  return envelope(200, Object.fromEntries(results));
 }
 
 /** A queued claim waiting longer than this means the relayer is not keeping up. */

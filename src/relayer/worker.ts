@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { TransientChainError, type ChainAdapter } from './chain-adapter.ts';
 
 export interface RelayerWorkerOptions {
@@ -16,10 +16,13 @@ export interface RelayerWorkerOptions {
   backoffMs?: number;
   /** A submitted claim not seen on chain by then is failed. */
   confirmTimeoutMs?: number;
+  /** Told each claim's outcome (the metrics count them). */
+  onOutcome?: (outcome: 'submitted' | 'retried' | 'failed' | 'confirmed') => void;
 }
 
 interface LeasedClaim {
   order_id: string;
+  lease_token: string;
   commitment: string;
   chain: string;
   swap_id: string;
@@ -30,6 +33,8 @@ interface LeasedClaim {
  * Processes stored claims: submits queued ones through the chain adapter, then confirms them when
  * the destination claim is seen on chain. A claim is leased with FOR UPDATE SKIP LOCKED, so with
  * several instances each claim is taken by exactly one; once submitted it is never sent again.
+ * Leases are timed by the database clock (instances' clocks may disagree) and fenced by a token:
+ * a worker that stalled past its lease, while another took the claim over, writes nothing.
  */
 export class RelayerWorker {
   private timer: NodeJS.Timeout | undefined;
@@ -85,15 +90,16 @@ export class RelayerWorker {
 
   private async lease(): Promise<LeasedClaim | undefined> {
     const now = this.options.now();
-    const leaseUntil = new Date(now.getTime() + this.leaseMs);
     const rows = await this.options.prisma.$queryRaw<LeasedClaim[]>`
-      UPDATE relayer_claims SET lease_until = ${leaseUntil}, attempts = attempts + 1, updated_at = ${now}
+      UPDATE relayer_claims
+      SET lease_until = clock_timestamp() + make_interval(secs => ${this.leaseMs / 1000}::double precision),
+          lease_token = gen_random_uuid(), attempts = attempts + 1, updated_at = ${now}
       WHERE order_id = (
         SELECT order_id FROM relayer_claims
-        WHERE status = 'queued' AND next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until < ${now})
+        WHERE status = 'queued' AND next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until < clock_timestamp())
         ORDER BY next_attempt_at LIMIT 1
         FOR UPDATE SKIP LOCKED)
-      RETURNING order_id, commitment, chain, swap_id, attempts`;
+      RETURNING order_id, lease_token::text AS lease_token, commitment, chain, swap_id, attempts`;
     return rows[0];
   }
 
@@ -101,6 +107,15 @@ export class RelayerWorker {
     const { prisma, adapter, logger } = this.options;
     const intent = await prisma.intent.findUniqueOrThrow({ where: { swapId: claim.swap_id } });
     const log = logger.child({ orderId: claim.order_id, chain: claim.chain, attempt: claim.attempts });
+    // Every write of the outcome releases the lease, and happens only while this worker still holds it.
+    const settle = async (data: Prisma.RelayerClaimUpdateManyMutationInput) => {
+      const { count } = await prisma.relayerClaim.updateMany({
+        where: { orderId: claim.order_id, leaseToken: claim.lease_token },
+        data: { ...data, leaseUntil: null, leaseToken: null },
+      });
+      if (count === 0) log.warn('lease lost while submitting; another instance took the claim over, outcome not recorded');
+      return count === 1;
+    };
     try {
       const { txHash } = await adapter.submitClaim({
         chain: claim.chain,
@@ -109,22 +124,23 @@ export class RelayerWorker {
         registryAddress: intent.registryAddress,
         createBlockNumber: intent.createBlockNumber ?? 0n,
       });
-      await prisma.relayerClaim.update({
-        where: { orderId: claim.order_id },
-        data: { status: 'submitted', txHash, submittedAt: this.options.now(), leaseUntil: null, lastError: null },
-      });
-      log.info({ txHash }, 'claim submitted');
+      if (await settle({ status: 'submitted', txHash, submittedAt: this.options.now(), lastError: null })) {
+        log.info({ txHash }, 'claim submitted');
+        this.options.onOutcome?.('submitted');
+      }
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       const retry = error instanceof TransientChainError && claim.attempts < this.maxAttempts;
       const delay = this.backoffMs * 2 ** (claim.attempts - 1);
-      await prisma.relayerClaim.update({
-        where: { orderId: claim.order_id },
-        data: retry
-          ? { status: 'queued', lastError: reason, leaseUntil: null, nextAttemptAt: new Date(this.options.now().getTime() + delay) }
-          : { status: 'failed', lastError: reason, leaseUntil: null },
-      });
-      log.warn({ reason, retryInMs: retry ? delay : undefined }, retry ? 'claim submission failed; will retry' : 'claim failed');
+      const recorded = await settle(
+        retry
+          ? { status: 'queued', lastError: reason, nextAttemptAt: new Date(this.options.now().getTime() + delay) }
+          : { status: 'failed', lastError: reason },
+      );
+      if (recorded) {
+        log.warn({ reason, retryInMs: retry ? delay : undefined }, retry ? 'claim submission failed; will retry' : 'claim failed');
+        this.options.onOutcome?.(retry ? 'retried' : 'failed');
+      }
     }
   }
 
@@ -155,6 +171,7 @@ export class RelayerWorker {
         data: { status: outcome.status, lastError: outcome.lastError ?? null },
       });
       moved += count;
+      if (count > 0) this.options.onOutcome?.(outcome.status);
     }
     return moved;
   }

@@ -1,4 +1,4 @@
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../domain/errors.ts';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError, type ErrorCode } from '../domain/errors.ts';
 import type { ClientError } from '../http/client-error.ts';
 import { HTTP_STATUS } from './status.ts';
 
@@ -11,10 +11,19 @@ export function envelope(status: number, result: unknown, headers: Record<string
   });
 }
 
+const errorCodes = new WeakMap<Response, ErrorCode>();
+
 /** A client error in the envelope, with its code's status; UNAVAILABLE says when to retry. */
 export function errorEnvelope(error: ClientError, headers: Record<string, string> = {}): Response {
   const retry: Record<string, string> = error.code === 'UNAVAILABLE' ? { 'retry-after': '5' } : {};
-  return envelope(HTTP_STATUS[error.code], error.message, { ...retry, ...headers });
+  const response = envelope(HTTP_STATUS[error.code], error.message, { ...retry, ...headers });
+  errorCodes.set(response, error.code);
+  return response;
+}
+
+/** The error code an error envelope was made from (the metrics count errors by code). */
+export function errorCodeOf(response: Response): ErrorCode | undefined {
+  return errorCodes.get(response);
 }
 
 export const MAX_BODY_BYTES = 64 * 1024;

@@ -1,28 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { USER_BTC, USER_EVM } from '../support/fixtures.ts';
-import { freshDatabase, postJson, startServer, type ServerProcess } from './server.ts';
+import { createOne, freshDatabase, startServer, type ServerProcess } from './server.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Quote then order, as a client does; resolves with the order id once acknowledged (201). */
-async function createOne(base: string, userId: string): Promise<string | undefined> {
-  const quote = await postJson(base, '/quotes', {
-    source: { asset: 'bitcoin:btc', amount: '10000000' },
-    destination: { asset: 'ethereum:wbtc' },
-  });
-  if (quote.status !== 201) return undefined;
-  const q = quote.body.result;
-  const order = await postJson(base, '/orders', {
-    user_id: userId,
-    quote_id: q.quote_id,
-    source: { asset: q.source.asset, recipient: USER_BTC, amount: q.source.amount },
-    destination: { asset: q.destination.asset, recipient: USER_EVM, amount: q.destination.amount },
-    commitment_hash: createHash('sha256').update(randomBytes(32)).digest('hex'),
-  });
-  return order.status === 201 ? order.body.result.order_id : undefined;
-}
 
 async function underWriteLoad(server: ServerProcess, stop: () => void, afterMs: number) {
   const figures = { attempts: 0, acknowledged: [] as string[], failed: 0, fiveXX: 0 };

@@ -1,5 +1,5 @@
 import { inject } from 'vitest';
-import { openPglite, openPostgres, type Database } from '../../src/db/database.ts';
+import { openPglite, openPostgres, type Database, type PostgresOptions } from '../../src/db/database.ts';
 import { createDatabase, type TestPostgresDatabase } from './postgres-setup.ts';
 
 /** Which database this test project runs on: the suite runs once on each. */
@@ -9,12 +9,15 @@ export const TEST_DB = (process.env.TEST_DB ?? 'pglite') as 'pglite' | 'postgres
  * A fresh, migrated database of its own for one test file: in-memory PGlite, or a PostgreSQL
  * database cloned from the run's template.
  */
-export async function openTestDatabase(options: { onQuery?: (sql: string) => void } = {}): Promise<Database> {
+export async function openTestDatabase(
+  options: { onQuery?: (sql: string) => void; timeouts?: PostgresOptions['timeouts'] } = {},
+): Promise<Database & { url?: string }> {
   if (TEST_DB === 'pglite') return openPglite(undefined, options.onQuery);
   const database = await cloneTemplate();
-  const db = await openPostgres({ url: database.url, onQuery: options.onQuery });
+  const db = await openPostgres({ url: database.url, onQuery: options.onQuery, timeouts: options.timeouts });
   return {
     ...db,
+    url: database.url,
     async close() {
       await db.close();
       await database.drop();

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "relayer_claims" ADD COLUMN     "lease_token" UUID;

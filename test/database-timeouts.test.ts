@@ -1,0 +1,48 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { TEST_DB, openTestDatabase } from './support/database.ts';
+
+/**
+ * A statement PostgreSQL cancels for running too long (here: blocked behind a lock another session
+ * holds) is a 503 with Retry-After, on REST and GraphQL alike: the database is busy, the request is
+ * fine. PostgreSQL only (PGlite has one session). A frozen server is test/faults/postgres-frozen.test.ts.
+ */
+describe.skipIf(TEST_DB !== 'postgres')('a statement timeout', () => {
+  let t: TestApp;
+  let db: Awaited<ReturnType<typeof openTestDatabase>>;
+  let locker: pg.Client;
+  beforeAll(async () => {
+    db = await openTestDatabase({ timeouts: { connectTimeoutMs: 2_000, statementTimeoutMs: 300, queryTimeoutMs: 3_000 } });
+    t = await createTestApp({ db });
+    locker = new pg.Client({ connectionString: db.url });
+    await locker.connect();
+  });
+  afterAll(async () => {
+    await locker?.end();
+    await t?.close();
+    await db?.close();
+  });
+
+  it('answers 503 with Retry-After, not 500', async () => {
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE orders, quotes IN ACCESS EXCLUSIVE MODE');
+    try {
+      const started = performance.now();
+      const list = await t.rest('GET', '/orders?limit=5');
+      expect(list.status).toBe(503);
+      expect(list.headers.get('retry-after')).toBeTruthy();
+      expect(list.body).toEqual({ status: 'Error', result: 'service unavailable: the database is unreachable, retry shortly' });
+      expect(performance.now() - started).toBeLessThan(2_000);
+
+      const quote = await t.rest('POST', '/quotes', { source: { asset: 'bitcoin:btc', amount: '10000000' }, destination: { asset: 'ethereum:wbtc' } });
+      expect(quote.status).toBe(503);
+
+      const gql = await t.gql('{ orders(limit: 5) { data { orderId } } }');
+      expect(gql.errors?.[0]?.extensions?.code).toBe('UNAVAILABLE');
+    } finally {
+      await locker.query('ROLLBACK');
+    }
+    expect((await t.rest('GET', '/orders?limit=5')).status).toBe(200);
+  });
+});
