@@ -143,7 +143,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 function createStatsCache(config: Config, logger: Logger, redis: RedisLink | undefined): StatsCache {
   const memory = memoryStatsCache(config.statsCacheSeconds);
   if (!redis) return memory;
-  const warn = throttledWarn(logger, 'redis stats cache unavailable; serving this instance\'s cache');
+  const warn = throttledWarn(logger, "redis stats cache unavailable; serving this instance's cache");
   return redisStatsCache(redis.client, config.statsCacheSeconds, {
     fallback: memory,
     onRedisError: (error) => {

@@ -37,14 +37,17 @@ describe('one schema per input, named as each client spells it', () => {
     });
   });
 
-  it('gives a REST body GraphQL cannot even coerce the schema\'s message, not GraphQL\'s', async () => {
+  it("gives a REST body GraphQL cannot even coerce the schema's message, not GraphQL's", async () => {
     const body = orderBody(await makeQuote(t), { user_id: 42 });
     expect(await t.rest('POST', '/orders', body)).toMatchObject({ status: 400, body: { result: 'user_id must be a string' } });
-    const numberAmount = await t.rest('POST', '/quotes', { source: { asset: 'bitcoin:btc', amount: 5 }, destination: { asset: 'ethereum:wbtc' } });
+    const numberAmount = await t.rest('POST', '/quotes', {
+      source: { asset: 'bitcoin:btc', amount: 5 },
+      destination: { asset: 'ethereum:wbtc' },
+    });
     expect(numberAmount).toMatchObject({ status: 400, body: { result: 'source.amount must be a positive integer string in base units' } });
   });
 
-  it('answers a value a GraphQL scalar cannot parse as the client\'s mistake (400), over REST and GraphQL', async () => {
+  it("answers a value a GraphQL scalar cannot parse as the client's mistake (400), over REST and GraphQL", async () => {
     const event = { kind: 'create', tx_hash: `0x${'ab'.repeat(32)}`, block_number: {}, timestamp: '2026-01-01T00:00:00Z' };
     const rest = await t.rest('POST', `/intents/${'0'.repeat(64)}/events`, event, { authorization: `Bearer ${WATCHER_KEY}` });
     expect(rest).toMatchObject({ status: 400, body: { result: 'block_number must be a non-negative integer' } });

@@ -33,7 +33,9 @@ describe.skipIf(TEST_DB !== 'pglite')('migration runner (on PGlite, once)', () =
       cpSync(MIGRATIONS_DIR, dir, { recursive: true });
       const target = pgliteTarget(pglite);
       await applyMigrations(target, dir);
-      const [first] = readdirSync(dir).filter((n) => n !== 'migration_lock.toml').sort();
+      const [first] = readdirSync(dir)
+        .filter((n) => n !== 'migration_lock.toml')
+        .sort();
       writeFileSync(join(dir, first!, 'migration.sql'), '-- edited\n', { flag: 'a' });
       await expect(applyMigrations(target, dir)).rejects.toThrow(/edited after it was applied/);
       // The start-up check of a database the service does not migrate says the same.

@@ -43,7 +43,10 @@ async function oracle(now: Date): Promise<Omit<Stats, 'computedAt'>> {
       inProgressOrders: rows.filter((o) => bucket(o) === 'in_progress').length,
       cancelledOrders: rows.filter((o) => bucket(o) === 'cancelled').length,
       uniqueUsers: new Set(rows.map((o) => o.userId)).size,
-      totalVolumeUsd: rows.reduce((sum, o) => sum.plus(o.volumeUsd.toFixed()), new Decimal(0)).toDecimalPlaces(2).toNumber(),
+      totalVolumeUsd: rows
+        .reduce((sum, o) => sum.plus(o.volumeUsd.toFixed()), new Decimal(0))
+        .toDecimalPlaces(2)
+        .toNumber(),
       avgCompletionTimeSecs: timed.length === 0 ? 0 : secs.div(timed.length).toDecimalPlaces(2).toNumber(),
     };
   };

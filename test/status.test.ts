@@ -59,7 +59,15 @@ describe('statusAt', () => {
 describe('statusWhere and the rollup counts agree with statusAt on the database', () => {
   let db: Database;
   const now = new Date('2026-06-01T12:00:00Z');
-  const stages: Stage[] = ['pending', 'source_created', 'destination_created', 'destination_claimed', 'completed', 'refunding', 'cancelled'];
+  const stages: Stage[] = [
+    'pending',
+    'source_created',
+    'destination_created',
+    'destination_claimed',
+    'completed',
+    'refunding',
+    'cancelled',
+  ];
   const offsets = [-7200, -1, 0, 1, 7200];
   const rows: { id: string; stage: Stage; deadlineAt: Date; destExpiresAt: Date }[] = [];
 

@@ -9,13 +9,7 @@ import {
   type SqlMigrationAwareDriverAdapterFactory,
   type Transaction,
 } from '@prisma/driver-adapter-utils';
-import type {
-  DiffTarget,
-  MigrationList,
-  SchemaContainer,
-  SchemaEngine,
-  SchemaFilter,
-} from '@prisma/schema-engine-wasm/schema_engine_bg';
+import type { DiffTarget, MigrationList, SchemaContainer, SchemaEngine, SchemaFilter } from '@prisma/schema-engine-wasm/schema_engine_bg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { readMigrations } from '../../src/db/migrate.ts';
 
@@ -55,17 +49,12 @@ export function loadSchemaEngine(): Promise<SchemaEngineModule> {
   modulePromise ??= (async () => {
     const bindings = await import('@prisma/schema-engine-wasm/schema_engine_bg');
     const require = createRequire(import.meta.url);
-    const wasmPath = join(
-      dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')),
-      'schema_engine_bg.wasm',
-    );
+    const wasmPath = join(dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')), 'schema_engine_bg.wasm');
     const module = await WebAssembly.compile(await readFile(wasmPath));
     const instance = await WebAssembly.instantiate(module, {
       './schema_engine_bg.js': bindings as unknown as WebAssembly.ModuleImports,
     });
-    (bindings as unknown as { __wbg_set_wasm(exports: WebAssembly.Exports): void }).__wbg_set_wasm(
-      instance.exports,
-    );
+    (bindings as unknown as { __wbg_set_wasm(exports: WebAssembly.Exports): void }).__wbg_set_wasm(instance.exports);
     (instance.exports as unknown as { __wbindgen_start(): void }).__wbindgen_start();
     return bindings;
   })().catch((error: unknown) => {
@@ -131,9 +120,7 @@ function engineFactory(factory: SchemaEngineAdapterFactory) {
       return adapter;
     },
     connectToShadowDb() {
-      return Promise.reject(
-        new Error('schema-engine.ts does not use a shadow database: replay migrations on a throwaway PGlite'),
-      );
+      return Promise.reject(new Error('schema-engine.ts does not use a shadow database: replay migrations on a throwaway PGlite'));
     },
   };
   return {
@@ -234,10 +221,7 @@ export async function readMigrationList(migrationsDir: string): Promise<Migratio
  * live database (`schemaDatasource`: introspected through the adapter) to the schema's datamodel.
  * Empty string: no drift. `_prisma_migrations` is ignored by the engine.
  */
-export async function diffDatabaseToSchema(opts: {
-  adapterFactory: SchemaEngineAdapterFactory;
-  schemaPath: string;
-}): Promise<string> {
+export async function diffDatabaseToSchema(opts: { adapterFactory: SchemaEngineAdapterFactory; schemaPath: string }): Promise<string> {
   const files = await readSchemaFiles(opts.schemaPath);
   const from: DiffTarget = { tag: 'schemaDatasource', files, configDir: dirname(resolve(opts.schemaPath)) };
   const to: DiffTarget = { tag: 'schemaDatamodel', files };

@@ -69,9 +69,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     } else {
       const pending = await pendingMigrations(target);
       if (pending.length > 0) {
-        throw new Error(
-          `database has ${pending.length} unapplied migration(s) (${pending.join(', ')}): run \`npm run db:migrate\``,
-        );
+        throw new Error(`database has ${pending.length} unapplied migration(s) (${pending.join(', ')}): run \`npm run db:migrate\``);
       }
     }
   } finally {

@@ -109,9 +109,7 @@ export async function applyMigrations(target: MigrationTarget, dir = MIGRATIONS_
  */
 export async function pendingMigrations(target: MigrationTarget, dir = MIGRATIONS_DIR): Promise<string[]> {
   const migrations = await readMigrations(dir);
-  const [exists] = await target.query<{ present: boolean }>(
-    `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`,
-  );
+  const [exists] = await target.query<{ present: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`);
   if (!exists?.present) return migrations.map((m) => m.name);
   const applied = await target.query<AppliedRow>(
     'SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',

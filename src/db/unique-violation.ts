@@ -29,8 +29,6 @@ export function violatesUnique(error: unknown, indexes: readonly UniqueIndex[]):
   const constraint = violatedConstraint(error);
   if (!constraint) return false;
   return indexes.some((unique) =>
-    'index' in constraint
-      ? constraint.index === unique.index
-      : 'fields' in constraint && constraint.fields.join() === unique.fields.join(),
+    'index' in constraint ? constraint.index === unique.index : 'fields' in constraint && constraint.fields.join() === unique.fields.join(),
   );
 }

@@ -51,7 +51,7 @@ export function addressRule(chain: AddressChain): string {
 
 const ADDRESS_RULE: Record<Chain['kind'], string> = {
   evm: '0x and 40 hex characters, lowercase or EIP-55 checksummed',
-  bitcoin: 'base58 or bech32 for the chain\'s network',
+  bitcoin: "base58 or bech32 for the chain's network",
   solana: 'base58 of a 32-byte public key',
 };
 

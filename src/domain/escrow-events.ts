@@ -95,9 +95,7 @@ function recorded(intent: EscrowRecord, kind: EscrowEventKind): RecordedFacts {
 
 function sameEvent(facts: RecordedFacts, event: EscrowEvent): boolean {
   return (
-    facts.txHash === event.txHash &&
-    facts.blockNumber === event.blockNumber &&
-    facts.timestamp?.getTime() === event.timestamp.getTime()
+    facts.txHash === event.txHash && facts.blockNumber === event.blockNumber && facts.timestamp?.getTime() === event.timestamp.getTime()
   );
 }
 
@@ -131,7 +129,7 @@ function admit(intent: EscrowRecord, event: EscrowEvent): boolean {
     throw new ConflictError(`the ${intent.side} escrow was already ${other === 'claim' ? 'claimed' : 'cancelled'}`);
   }
   if (event.kind === 'claim' && !secretMatches(event.commitment!, intent.commitmentHash)) {
-    throw new ConflictError('commitment does not hash to the escrow\'s commitment_hash');
+    throw new ConflictError("commitment does not hash to the escrow's commitment_hash");
   }
   return true;
 }

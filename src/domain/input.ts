@@ -20,6 +20,7 @@ export function object<Shape extends z.ZodRawShape>(shape: Shape) {
 }
 
 // Control characters (NUL above all: PostgreSQL text cannot hold it) have no place in an identifier.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const NO_CONTROL_CHARS = /^[^\u0000-\u001f\u007f]*$/;
 
 /**

@@ -46,10 +46,8 @@ export function destinationAmount(input: DestinationAmountInput): bigint {
   const sourcePrice = parsePrice(sourcePriceUsd, 'sourcePriceUsd');
   const destPrice = parsePrice(destPriceUsd, 'destPriceUsd');
   const keep = BIPS - bips(feeBips);
-  const numerator =
-    sourceAmount * sourcePrice.scaled * destPrice.unit * pow10(destDecimals, 'destDecimals') * keep;
-  const denominator =
-    sourcePrice.unit * destPrice.scaled * pow10(sourceDecimals, 'sourceDecimals') * BIPS;
+  const numerator = sourceAmount * sourcePrice.scaled * destPrice.unit * pow10(destDecimals, 'destDecimals') * keep;
+  const denominator = sourcePrice.unit * destPrice.scaled * pow10(sourceDecimals, 'sourceDecimals') * BIPS;
   return numerator / denominator; // both non-negative: truncation is the floor
 }
 

@@ -60,10 +60,7 @@ export async function priceQuote(
       `source.amount must be between ${sourceAsset.min_amount} and ${sourceAsset.max_amount} base units of ${sourceAsset.id}`,
     );
   }
-  const [sourcePriceUsd, destPriceUsd] = await Promise.all([
-    deps.prices.priceUsd(sourceAsset),
-    deps.prices.priceUsd(destAsset),
-  ]);
+  const [sourcePriceUsd, destPriceUsd] = await Promise.all([deps.prices.priceUsd(sourceAsset), deps.prices.priceUsd(destAsset)]);
   const feeBips = deps.registry.feeBips;
   const destAmount = destinationAmount({
     sourceAmount,

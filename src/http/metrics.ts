@@ -74,7 +74,7 @@ export function createMetrics(sources: MetricSources): Metrics {
   });
   const claims = new Counter({
     name: 'orderbook_relayer_claims_total',
-    help: "Relayer claim outcomes on this instance: submitted, retried (a transient chain error), failed, confirmed.",
+    help: 'Relayer claim outcomes on this instance: submitted, retried (a transient chain error), failed, confirmed.',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });

@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EscrowEvent } from '../domain/escrow-events.ts';
-import {
-  TransientChainError,
-  type ChainAdapter,
-  type ChainHealth,
-  type ClaimSubmission,
-  type TransactionState,
-} from './chain-adapter.ts';
+import { TransientChainError, type ChainAdapter, type ChainHealth, type ClaimSubmission, type TransactionState } from './chain-adapter.ts';
 
 export interface SimulatedChainOptions {
   /** How long until a claim is mined and seen (ms). */
@@ -95,9 +89,7 @@ export class SimulatedChain implements ChainAdapter {
   async flush(): Promise<void> {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
-    await Promise.all(
-      [...this.sent.entries()].filter(([, c]) => c.state.state === 'pending').map(([hash, c]) => this.mine(hash, c)),
-    );
+    await Promise.all([...this.sent.entries()].filter(([, c]) => c.state.state === 'pending').map(([hash, c]) => this.mine(hash, c)));
   }
 
   stop(): void {

@@ -149,7 +149,13 @@ export class RelayerWorker {
     const { prisma, adapter } = this.options;
     const submitted = await prisma.relayerClaim.findMany({
       where: { status: 'submitted' },
-      select: { orderId: true, chain: true, txHash: true, submittedAt: true, order: { select: { destinationIntent: { select: { claimTxHash: true } } } } },
+      select: {
+        orderId: true,
+        chain: true,
+        txHash: true,
+        submittedAt: true,
+        order: { select: { destinationIntent: { select: { claimTxHash: true } } } },
+      },
       take: 100,
     });
     let moved = 0;

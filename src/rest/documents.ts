@@ -122,6 +122,7 @@ const source = {
 
 export type DocumentName = keyof typeof source;
 
-export const documents = Object.fromEntries(
-  Object.entries(source).map(([name, text]) => [name, parse(text)]),
-) as Record<DocumentName, DocumentNode>;
+export const documents = Object.fromEntries(Object.entries(source).map(([name, text]) => [name, parse(text)])) as Record<
+  DocumentName,
+  DocumentNode
+>;

@@ -22,8 +22,7 @@ function unwrap(schema: z.ZodType): Def {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function walk(schema: z.ZodType, value: unknown, enumValue: (options: unknown[], value: unknown) => unknown): unknown {
   const def = unwrap(schema);

@@ -38,9 +38,7 @@ async function handle(options: RestOptions, request: Request, url: URL): Promise
     if (url.pathname === '/ready') return await allowOnlyAsync(request, ['GET'], options.ready);
     if (url.pathname === '/relayer/health') return await allowOnlyAsync(request, ['GET'], options.relayerHealth);
 
-    const matching = routes
-      .map((route) => ({ route, params: matchPath(route.path, url.pathname) }))
-      .filter((m) => m.params !== undefined);
+    const matching = routes.map((route) => ({ route, params: matchPath(route.path, url.pathname) })).filter((m) => m.params !== undefined);
     if (matching.length === 0) throw new NotFoundError(`no such path: ${request.method} ${url.pathname}`);
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     const match = matching.find((m) => m.route.method === method);

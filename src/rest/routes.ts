@@ -53,13 +53,7 @@ const ok = (result: unknown, status = 200): RouteResult => ({ status, result });
  * the resolver refuses the input (400), the body is parsed with the same schema here, so the message
  * names the field in snake_case, as this client spelled it; any other refusal passes unchanged.
  */
-async function runWrite(
-  run: RunDocument,
-  name: DocumentName,
-  schema: z.ZodType,
-  body: unknown,
-  fromPath: Record<string, string> = {},
-) {
+async function runWrite(run: RunDocument, name: DocumentName, schema: z.ZodType, body: unknown, fromPath: Record<string, string> = {}) {
   try {
     return await run(name, { input: { ...(graphqlInput(schema, body) as object), ...fromPath } });
   } catch (error) {

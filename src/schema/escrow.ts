@@ -5,7 +5,11 @@ import { builder } from './builder.ts';
 
 const EscrowEventKind = builder.enumType('EscrowEventKind', {
   description: 'What happened to an escrow on its chain.',
-  values: { CREATE: { value: 'create', description: 'The escrow was funded.' }, CLAIM: { value: 'claim', description: 'The escrow was claimed with the secret (carry it in `commitment`).' }, CANCEL: { value: 'cancel', description: 'The escrow was refunded to its creator after cancelAfter.' } } as const,
+  values: {
+    CREATE: { value: 'create', description: 'The escrow was funded.' },
+    CLAIM: { value: 'claim', description: 'The escrow was claimed with the secret (carry it in `commitment`).' },
+    CANCEL: { value: 'cancel', description: 'The escrow was refunded to its creator after cancelAfter.' },
+  } as const,
 });
 
 const RecordEscrowEventInput = builder.inputType('RecordEscrowEventInput', {

@@ -26,10 +26,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     const dropper = new pg.Client({ connectionString: ADMIN_URL });
     await dropper.connect();
-    const { rows } = await dropper.query<{ datname: string }>(
-      'SELECT datname FROM pg_database WHERE datname LIKE $1',
-      [`${prefix}%`],
-    );
+    const { rows } = await dropper.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${prefix}%`]);
     for (const { datname } of rows) await dropper.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     await dropper.end();
   };

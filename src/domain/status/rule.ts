@@ -1,4 +1,4 @@
-import { Prisma, type Stage } from '../../generated/prisma/client.ts';
+import type { Prisma, Stage } from '../../generated/prisma/client.ts';
 
 /**
  * The order status machine.

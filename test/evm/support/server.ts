@@ -1,8 +1,15 @@
+import type { Json } from '../../support/app.ts';
+
 export { cloneTemplate as cloneDatabase } from '../../support/database.ts';
 export { startServer, type ServerProcess } from '../../support/server-process.ts';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function api(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+export async function api(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Json }> {
   const response = await fetch(`${base}${path}`, {
     method,
     headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
