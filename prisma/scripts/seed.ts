@@ -8,9 +8,9 @@ import { ConfigError, loadConfig, type Config } from '../../src/config.ts';
 import { openPglite, openPostgres, type Database } from '../../src/db/database.ts';
 import { isValidAddress } from '../../src/domain/addresses.ts';
 import type { DomainDeps } from '../../src/domain/deps.ts';
-import { applyEscrowEvent, recordEscrowEvent, type EscrowRecord } from '../../src/domain/escrow-events.ts';
+import { applyEscrowEvent, recordEscrowEvent, type EscrowEvent, type EscrowRecord } from '../../src/domain/escrow-events.ts';
 import { buildOrder, createOrder, requestFingerprint, type CreateOrderCommand } from '../../src/domain/orders.ts';
-import { createQuote, priceQuote, resolvePair } from '../../src/domain/quotes.ts';
+import { createQuote, priceQuote, resolvePair, type CreateQuoteCommand } from '../../src/domain/quotes.ts';
 import type { Asset, Chain, Registry } from '../../src/domain/registry/registry.ts';
 import { ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere, type OrderStatus } from '../../src/domain/status/rule.ts';
 import { Prisma, type Quote, type Stage } from '../../src/generated/prisma/client.ts';
@@ -719,33 +719,52 @@ interface Seeded {
 
 type Progress = (done: number, events: number) => void;
 
+/** What one planned order sends, as a wallet and a watcher would: both seed modes build it here. */
+function requestsOf(order: PlannedOrder) {
+  const { route, user } = order;
+  // The wallet's secret: only its sha256 goes into the order; the claims reveal it.
+  const secret = randomBytes(32).toString('hex');
+  const commitmentHash = createHash('sha256').update(Buffer.from(secret, 'hex')).digest('hex');
+  return {
+    quote: {
+      source: { asset: route.source.id, amount: order.amount },
+      destination: { asset: route.destination.id },
+    } satisfies CreateQuoteCommand,
+    order: (quoteId: string, destAmount: bigint): CreateOrderCommand => ({
+      userId: user.id,
+      quoteId,
+      source: { asset: route.source.id, recipient: userAddress(user, route.sourceChain), amount: order.amount },
+      destination: { asset: route.destination.id, recipient: userAddress(user, route.destChain), amount: destAmount },
+      commitmentHash,
+    }),
+    /** The planned escrow events in the order the watcher reports them. */
+    events: [...order.events]
+      .sort((a, b) => a.seenAt - b.seenAt)
+      .map((event) => {
+        const chain = event.side === 'source' ? route.sourceChain : route.destChain;
+        const escrowEvent: EscrowEvent = {
+          kind: event.kind,
+          txHash: txHash(chain),
+          blockNumber: BigInt(blockAt(chain, event.at)),
+          timestamp: new Date(event.at * 1000),
+          ...(event.kind === 'claim' ? { commitment: secret } : {}),
+        };
+        return { side: event.side, seenAt: event.seenAt, event: escrowEvent };
+      }),
+    commitmentHash,
+  };
+}
+
 async function seedThroughDomain(deps: DomainDeps, clock: SeedClock, plan: Plan, progress: Progress): Promise<Seeded> {
   const orderIds: string[] = [];
   let events = 0;
   const every = Math.max(1, Math.round(plan.orders.length / 10));
   for (const [index, order] of plan.orders.entries()) {
-    const { route, user } = order;
-    // The wallet's secret: only its sha256 goes into the order; the claims reveal it.
-    const secret = randomBytes(32);
-    const commitmentHash = createHash('sha256').update(secret).digest('hex');
-
+    const requests = requestsOf(order);
     clock.at(order.createdAt - order.quoteLead);
-    const quote = await createQuote(deps, {
-      source: { asset: route.source.id, amount: order.amount },
-      destination: { asset: route.destination.id },
-    });
+    const quote = await createQuote(deps, requests.quote);
     clock.at(order.createdAt);
-    const { orderId } = await createOrder(deps, {
-      userId: user.id,
-      quoteId: quote.id,
-      source: { asset: route.source.id, recipient: userAddress(user, route.sourceChain), amount: order.amount },
-      destination: {
-        asset: route.destination.id,
-        recipient: userAddress(user, route.destChain),
-        amount: BigInt(quote.destAmount.toFixed()),
-      },
-      commitmentHash,
-    });
+    const { orderId } = await createOrder(deps, requests.order(quote.id, BigInt(quote.destAmount.toFixed())));
     orderIds.push(orderId);
 
     if (order.events.length > 0) {
@@ -753,16 +772,9 @@ async function seedThroughDomain(deps: DomainDeps, clock: SeedClock, plan: Plan,
         where: { id: orderId },
         select: { sourceSwapId: true, destinationSwapId: true },
       });
-      for (const event of [...order.events].sort((a, b) => a.seenAt - b.seenAt)) {
-        const chain = event.side === 'source' ? route.sourceChain : route.destChain;
-        clock.at(event.seenAt);
-        await recordEscrowEvent(deps, event.side === 'source' ? sourceSwapId : destinationSwapId, {
-          kind: event.kind,
-          txHash: txHash(chain),
-          blockNumber: BigInt(blockAt(chain, event.at)),
-          timestamp: new Date(event.at * 1000),
-          ...(event.kind === 'claim' ? { commitment: secret.toString('hex') } : {}),
-        });
+      for (const { side, seenAt, event } of requests.events) {
+        clock.at(seenAt);
+        await recordEscrowEvent(deps, side === 'source' ? sourceSwapId : destinationSwapId, event);
         events++;
       }
     }
@@ -881,27 +893,13 @@ async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedClock, plan
     const intents: Row<typeof INTENT_COLUMNS>[] = [];
     const orders: Row<typeof ORDER_COLUMNS>[] = [];
     for (const order of plan.orders.slice(start, start + BATCH_ORDERS)) {
-      const { route, user } = order;
-      const secret = randomBytes(32);
-      const commitmentHash = createHash('sha256').update(secret).digest('hex');
-
+      const { route } = order;
+      const requests = requestsOf(order);
+      const { commitmentHash } = requests;
       clock.at(order.createdAt - order.quoteLead);
-      const quote = await priceQuote(deps, {
-        source: { asset: route.source.id, amount: order.amount },
-        destination: { asset: route.destination.id },
-      });
+      const quote = await priceQuote(deps, requests.quote);
       clock.at(order.createdAt);
-      const request: CreateOrderCommand = {
-        userId: user.id,
-        quoteId: quote.id,
-        source: { asset: route.source.id, recipient: userAddress(user, route.sourceChain), amount: order.amount },
-        destination: {
-          asset: route.destination.id,
-          recipient: userAddress(user, route.destChain),
-          amount: BigInt(String(quote.destAmount)),
-        },
-        commitmentHash,
-      };
+      const request = requests.order(quote.id, BigInt(String(quote.destAmount)));
       const orderId = randomBytes(32).toString('hex');
       const stored_quote = {
         ...quote,
@@ -935,21 +933,9 @@ async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedClock, plan
       let escrows = { deadlineAt, source: escrow(sourceIntent), destination: escrow(destinationIntent) };
       let stage: Stage = 'pending';
       let updatedAt = createdAt;
-      for (const event of [...order.events].sort((a, b) => a.seenAt - b.seenAt)) {
-        const chain = event.side === 'source' ? route.sourceChain : route.destChain;
-        updatedAt = new Date(event.seenAt * 1000);
-        const applied = applyEscrowEvent(
-          escrows,
-          event.side,
-          {
-            kind: event.kind,
-            txHash: txHash(chain),
-            blockNumber: BigInt(blockAt(chain, event.at)),
-            timestamp: new Date(event.at * 1000),
-            ...(event.kind === 'claim' ? { commitment: secret.toString('hex') } : {}),
-          },
-          updatedAt,
-        );
+      for (const { side, seenAt, event } of requests.events) {
+        updatedAt = new Date(seenAt * 1000);
+        const applied = applyEscrowEvent(escrows, side, event, updatedAt);
         if (!applied) throw new Error(`seed planned the same ${event.kind} twice`);
         escrows = { deadlineAt, source: applied.source, destination: applied.destination };
         stage = applied.stage;
