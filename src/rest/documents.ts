@@ -85,6 +85,14 @@ const source = {
       ordersByUser(userId: $userId, page: $page, limit: $limit) { ...PageFields }
     }
     ${PAGE_FIELDS}`,
+  ordersExport: /* GraphQL */ `
+    query OrdersExport($first: Int!, $after: String, $filter: OrderFilter, $userId: String) {
+      ordersConnection(first: $first, after: $after, filter: $filter, userId: $userId) {
+        pageInfo { hasNextPage endCursor }
+        edges { node { ...OrderFields } }
+      }
+    }
+    ${ORDER_FIELDS}`,
   stats: /* GraphQL */ `
     query Stats {
       stats {

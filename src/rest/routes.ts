@@ -5,6 +5,7 @@ import { orderFilterWhere, parsePagination, parseStatuses } from '../domain/orde
 import { parseQuoteRequest } from '../domain/quotes.ts';
 import type { Registry } from '../domain/registry/registry.ts';
 import type { DocumentName } from './documents.ts';
+import { exportResponse, parseExportFormat } from './export.ts';
 
 /**
  * The REST compatibility layer: each route turns a request into the variables of one fixed GraphQL
@@ -24,6 +25,8 @@ export interface RouteResult {
   status: number;
   result: unknown;
   headers?: Record<string, string>;
+  /** An answer outside the envelope (an export's CSV or NDJSON stream), sent as it is. */
+  response?: Response;
 }
 
 /** Runs a fixed document and returns its data; a GraphQL error is thrown as a DomainError. */
@@ -43,6 +46,7 @@ export interface Route {
 }
 
 const ok = (result: unknown, status = 200): RouteResult => ({ status, result });
+const streamed = (response: Response): RouteResult => ({ status: response.status, result: undefined, response });
 
 /** REST query parameters (snake_case) to the GraphQL OrderFilter; validated by the domain first. */
 function orderFilter(input: RouteInput) {
@@ -123,6 +127,25 @@ export const routes: Route[] = [
     async handle(input, run) {
       const { data } = await run('ordersByUser', { userId: parseUserId(input.params.userId), ...pagination(input.query) });
       return ok(restPage(data.ordersByUser));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/orders/export',
+    async handle(input, run) {
+      const format = parseExportFormat(input.query.get('format'));
+      const variables = { filter: orderFilter(input) };
+      return streamed(await exportResponse({ format, variables, scope: 'all', now: input.now, run, toRest: restOrder }));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/orders/user/:userId/export',
+    async handle(input, run) {
+      const format = parseExportFormat(input.query.get('format'));
+      const userId = parseUserId(input.params.userId);
+      const variables = { userId, filter: orderFilter(input) };
+      return streamed(await exportResponse({ format, variables, scope: userId, now: input.now, run, toRest: restOrder }));
     },
   },
   {
