@@ -48,6 +48,7 @@ async function main(): Promise<void> {
   // GraphQL over WebSocket (graphql-ws) beside SSE, on the same path.
   const sockets = serveWebSockets(server, app, { limits: runtime.limits, logger });
   runtime.worker.start();
+  runtime.webhooks.start();
   for (const watcher of runtime.watchers) watcher.start();
   server.listen(config.port, config.host, () => {
     const where = db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL';
