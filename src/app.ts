@@ -17,6 +17,7 @@ import { bearerToken, keyMatches } from './http/auth.ts';
 import { graphqlBodyPlugin } from './http/graphql-body.ts';
 import { graphqlLimitPlugins } from './http/graphql-limits.ts';
 import { graphqlVariablesPlugin } from './http/graphql-variables.ts';
+import type { Metrics } from './http/metrics.ts';
 import { readiness, relayerHealth } from './http/health.ts';
 import { rateLimitPlugin } from './http/rate-limit.ts';
 import { subscriptionLimitPlugin } from './http/subscription-limits.ts';
@@ -28,6 +29,7 @@ import { restPlugin } from './rest/plugin.ts';
 import type { RunDocument } from './rest/routes.ts';
 import type { GraphQLContext } from './schema/context.ts';
 import { createLoaders } from './schema/loaders.ts';
+import { tracingPlugin } from './tracing.ts';
 import { schema } from './schema/index.ts';
 import { pubSubOrderEvents, type OrderPubSub } from './schema/pubsub.ts';
 
@@ -48,11 +50,37 @@ export interface AppDeps {
   limits: TransportLimits;
   /** What /relayer/health reports on. */
   relayer: { adapter: ChainAdapter; isRunning: () => boolean };
+  /** Prometheus metrics, served at /metrics unless they have a port of their own. */
+  metrics?: Metrics;
 }
 
 export type App = YogaServerInstance<Record<string, never>, GraphQLContext>;
 
 export const GRAPHQL_ENDPOINT = '/graphql';
+
+/** What GraphiQL opens with: a query that answers on an empty book too, and points at the rest. */
+export const GRAPHIQL_EXAMPLE = `# The order book's GraphQL API. Press the run button (or Ctrl-Enter).
+# Every type and field is described in the Documentation Explorer (the book icon, top left).
+query LatestOrders {
+  orders(limit: 5) {
+    total
+    data {
+      orderId
+      status
+      sourceIntent { chain asset amount }
+      destinationIntent { chain asset amount }
+      createdAt
+    }
+  }
+  stats {
+    last24h { totalOrders completedOrders totalVolumeUsd }
+  }
+  assets { id symbol decimals priceUsd }
+}
+
+# Next: createQuote, then createOrder with the quote's amounts (see the README's curl walk-through),
+# and follow an order live with: subscription { orderUpdated(orderId: "...") { status updatedAt } }
+`;
 
 /** The whole HTTP surface as one fetch-style handler: GraphQL at /graphql, REST everywhere else. */
 export function createApp(deps: AppDeps): App {
@@ -83,7 +111,11 @@ export function createApp(deps: AppDeps): App {
     healthCheckEndpoint: `${GRAPHQL_ENDPOINT}/health`,
     landingPage: false,
     // GraphiQL's GET subscriptions must carry the CSRF header like any other client.
-    graphiql: { title: 'Order book GraphQL', additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' } },
+    graphiql: {
+      title: 'Order book GraphQL',
+      additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },
+      defaultQuery: GRAPHIQL_EXAMPLE,
+    },
     // GraphiQL's assets come from the npm package, not a CDN: the machines have no internet.
     renderGraphiQL,
     logging: yogaLogging(deps.logger),
@@ -93,6 +125,10 @@ export function createApp(deps: AppDeps): App {
     cors: corsPolicy(deps.config.corsOrigins),
     plugins: [
       requestLogPlugin(deps.logger),
+      ...(deps.metrics?.plugins({
+        graphqlEndpoint: GRAPHQL_ENDPOINT,
+        servePath: deps.config.metrics.port === undefined ? '/metrics' : undefined,
+      }) ?? []),
       deps.limits.rateLimiter ? rateLimitPlugin(deps.limits.rateLimiter, deps.limits.trustProxy) : {},
       graphqlBodyPlugin(),
       graphqlVariablesPlugin(new Set(Object.values(documents))),
@@ -108,6 +144,8 @@ export function createApp(deps: AppDeps): App {
           onError: (result) => deps.logger.warn({ errors: result.errors }, 'GraphQL JIT could not compile a document'),
         },
       ),
+      // Spans only when an OTLP endpoint is configured (src/tracing.ts).
+      deps.config.otlpEndpoint ? tracingPlugin(GRAPHQL_ENDPOINT) : {},
       restPlugin({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         apiKeys: deps.config.apiKeys,

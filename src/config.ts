@@ -82,6 +82,12 @@ const envSchema = z.object({
   WEBHOOK_RETRY_FOR_SECONDS: seconds(3 * 86_400),
   WEBHOOK_DISABLE_AFTER_SECONDS: seconds(5 * 86_400),
   WEBHOOK_SWEEP_MS: millis(5_000, 10),
+  METRICS: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
+  METRICS_PORT: z.coerce.number().int('must be an integer').min(1).max(65535, 'must be a TCP port (1-65535)').optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.refine(
+    (url) => url === undefined || /^https?:\/\//.test(url),
+    'must be an http:// or https:// URL (the OTLP/HTTP collector; unset for no traces)',
+  ),
 });
 
 /** Per-chain overrides of the registry's EVM settings: EVM_<CHAIN>_<SETTING>, <CHAIN> the chain id upper-cased, "-" as "_". */
@@ -183,6 +189,10 @@ export interface Config {
     disableAfterSeconds: number;
     sweepMs: number;
   };
+  /** Prometheus metrics: off, or served at /metrics on `port` (the API's own port when undefined). */
+  metrics: { enabled: boolean; port: number | undefined };
+  /** Traces are exported over OTLP/HTTP to this collector (src/tracing.ts); undefined: no tracing at all. */
+  otlpEndpoint: string | undefined;
 }
 
 /**
@@ -257,5 +267,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       disableAfterSeconds: e.WEBHOOK_DISABLE_AFTER_SECONDS,
       sweepMs: e.WEBHOOK_SWEEP_MS,
     },
+    metrics: { enabled: e.METRICS === 'on', port: e.METRICS_PORT },
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
   };
 }

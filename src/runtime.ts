@@ -10,6 +10,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { DomainDeps } from './domain/deps.ts';
 import { recordEscrowEvent } from './domain/escrow-events.ts';
+import { createMetrics, type Metrics, type RedisFailure } from './http/metrics.ts';
 import { StaticPriceSource } from './domain/prices.ts';
 import { loadRegistry } from './domain/registry/registry.ts';
 import { memoryStatsCache, redisStatsCache, type StatsCache } from './domain/stats-cache.ts';
@@ -18,7 +19,7 @@ import { ChainRouter } from './relayer/chain-router.ts';
 import { EvmClaimAdapter } from './relayer/evm-adapter.ts';
 import { SimulatedChain } from './relayer/simulated-chain.ts';
 import { RelayerWorker } from './relayer/worker.ts';
-import { redisFailures, throttledWarn, type RedisLink } from './redis.ts';
+import { throttledWarn, type RedisLink } from './redis.ts';
 import { createOrderPubSub, pubSubOrderEvents, type OrderPubSub } from './schema/pubsub.ts';
 
 export interface RuntimeOptions {
@@ -45,6 +46,8 @@ export interface Runtime {
   statsCache: StatsCache;
   /** Rate limits and subscription caps, for the WebSocket transport as for HTTP. */
   limits: TransportLimits;
+  /** Prometheus metrics; undefined when METRICS=off. */
+  metrics: Metrics | undefined;
   /** The domain's dependencies, for scripts and tests that act as a watcher would. */
   deps: DomainDeps;
   /** Stops the worker, the watchers and the simulated chain (the database is the caller's). */
@@ -57,8 +60,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const now = options.now ?? (() => new Date());
   const registry = loadRegistry(config.assetsFile);
   const prices = new StaticPriceSource(registry);
-  const pubsub = createOrderPubSub(redis, logger);
-  const statsCache = options.statsCache ?? createStatsCache(config, logger, redis);
+  let watchers: EvmWatcher[] = [];
+  const metrics = config.metrics.enabled
+    ? createMetrics({
+        pool: db.poolStats,
+        relayerQueueDepth: () => db.prisma.relayerClaim.count({ where: { status: { in: ['queued', 'submitted'] } } }),
+        watcherLag: () => watchers.flatMap((w) => (w.lagBlocks === undefined ? [] : [{ chain: w.chain, blocks: w.lagBlocks }])),
+      })
+    : undefined;
+  const onRedisFailure = (kind: RedisFailure) => metrics?.redisFailure(kind);
+  const pubsub = createOrderPubSub(redis, logger, onRedisFailure);
+  const statsCache = countedStatsCache(options.statsCache ?? createStatsCache(config, logger, redis, onRedisFailure), metrics);
   const deps: DomainDeps = { prisma: db.prisma, rows: db.rows, registry, prices, config, now, events: pubSubOrderEvents(pubsub) };
 
   const chain = new SimulatedChain({
@@ -77,7 +89,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const evm = evmChains.length > 0 ? new EvmClaimAdapter({ chains: evmChains, privateKey: config.relayerPrivateKey, logger }) : undefined;
   const adapter = new ChainRouter(evm && { adapter: evm, handles: (id) => evm.handles(id) }, chain);
   const owner = `${process.pid}-${randomUUID().slice(0, 8)}`;
-  const watchers = evmChains.map(
+  watchers = evmChains.map(
     ({ settings, client }) =>
       new EvmWatcher({
         chain: settings,
@@ -90,7 +102,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         leaseMs: config.watcherLeaseMs,
       }),
   );
-  const worker = new RelayerWorker({ prisma: db.prisma, adapter, logger, now, pollMs: config.relayerPollMs });
+  const worker = new RelayerWorker({
+    prisma: db.prisma,
+    adapter,
+    logger,
+    now,
+    pollMs: config.relayerPollMs,
+    onOutcome: metrics && ((outcome) => metrics.claimOutcome(outcome)),
+  });
 
   const limits = createTransportLimits(config, redis?.client);
   const app = createApp({
@@ -103,6 +122,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     now,
     pubsub,
     limits,
+    metrics,
     relayer: { adapter, isRunning: () => worker.isRunning },
     optionalChecks: redis ? { redis: () => redis.client.ping() } : undefined,
   });
@@ -129,6 +149,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     pubsub,
     statsCache,
     limits,
+    metrics,
     deps,
     async stop() {
       await Promise.all([worker.stop(), webhooks.stop(), ...watchers.map((w) => w.stop())]);
@@ -137,15 +158,37 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
 }
 
-function createStatsCache(config: Config, logger: Logger, redis: RedisLink | undefined): StatsCache {
+function createStatsCache(
+  config: Config,
+  logger: Logger,
+  redis: RedisLink | undefined,
+  onRedisFailure: (kind: RedisFailure) => void,
+): StatsCache {
   const memory = memoryStatsCache(config.statsCacheSeconds);
   if (!redis) return memory;
   const warn = throttledWarn(logger, 'redis stats cache unavailable; serving this instance\'s cache');
   return redisStatsCache(redis.client, config.statsCacheSeconds, {
     fallback: memory,
     onRedisError: (error) => {
-      redisFailures.statsCache++;
+      onRedisFailure('stats_cache');
       warn(error.message);
     },
   });
+}
+
+/** Counts statistics reads as cache hits or misses: a miss is a read that ran the computation itself. */
+function countedStatsCache(cache: StatsCache, metrics: Metrics | undefined): StatsCache {
+  if (!metrics) return cache;
+  return {
+    async get(compute) {
+      let computed = false;
+      const cached = await cache.get(() => {
+        computed = true;
+        return compute();
+      });
+      metrics.statsCache(computed ? 'miss' : 'hit');
+      return cached;
+    },
+    clear: () => cache.clear(),
+  };
 }

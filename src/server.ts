@@ -1,9 +1,11 @@
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openPglite, openPostgres, type Database } from './db/database.ts';
 import { createHttpServer } from './http/node-server.ts';
+import { serveMetricsOnPort } from './http/metrics.ts';
 import { createLogger } from './logger.ts';
 import { connectRedis } from './redis.ts';
 import { createRuntime } from './runtime.ts';
+import { startTracing } from './tracing.ts';
 import { serveWebSockets } from './websocket.ts';
 
 /** The only file that listens on a port. Start-up order: config, database, registry, HTTP. */
@@ -23,6 +25,8 @@ async function main(): Promise<void> {
   // and the fault tests fail if this line is ever logged. A stray rejection must not drop every
   // connection of the instance.
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
+  // Before the database: Prisma's spans need the tracer provider in place.
+  const tracing = await startTracing(process.env);
 
   const db: Database = config.databaseUrl
     ? await openPostgres({
@@ -47,6 +51,8 @@ async function main(): Promise<void> {
   const server = createHttpServer(app, config.http);
   // GraphQL over WebSocket (graphql-ws) beside SSE, on the same path.
   const sockets = serveWebSockets(server, app, { limits: runtime.limits, logger });
+  const metricsServer =
+    runtime.metrics && config.metrics.port !== undefined ? serveMetricsOnPort(runtime.metrics, config.metrics.port, config.host) : undefined;
   runtime.worker.start();
   runtime.webhooks.start();
   for (const watcher of runtime.watchers) watcher.start();
@@ -71,10 +77,12 @@ async function main(): Promise<void> {
       server.closeIdleConnections();
     });
     await sockets.close();
+    metricsServer?.close();
     await runtime.stop();
     redis?.client.disconnect();
     redis?.subscriber.disconnect();
     await db.close();
+    await tracing?.shutdown();
     logger.info('stopped');
     process.exit(0);
   };

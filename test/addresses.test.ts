@@ -1,4 +1,4 @@
-import bs58 from 'bs58';
+import { base58 } from '@scure/base';
 import { describe, expect, it } from 'vitest';
 import { assertAddress, isValidAddress, normalizeAddress } from '../src/domain/addresses.ts';
 import { DomainError } from '../src/domain/errors.ts';
@@ -112,7 +112,7 @@ describe('Solana addresses', () => {
     ['the wrapped SOL mint', 'So11111111111111111111111111111111111111112'],
     ['the system program (32 zero bytes)', '11111111111111111111111111111111'],
     ['the devnet USDC mint', '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU'],
-    ['any 32 bytes', bs58.encode(new Uint8Array(32).fill(0xab))],
+    ['any 32 bytes', base58.encode(new Uint8Array(32).fill(0xab))],
   ])('accepts %s on mainnet and devnet', (_what, address) => {
     expect(isValidAddress(solana, address)).toBe(true);
     expect(isValidAddress(devnet, address)).toBe(true);
@@ -120,8 +120,8 @@ describe('Solana addresses', () => {
   });
 
   it.each([
-    ['a 31-byte key', bs58.encode(new Uint8Array(31).fill(7))],
-    ['a 33-byte key', bs58.encode(new Uint8Array(33).fill(7))],
+    ['a 31-byte key', base58.encode(new Uint8Array(31).fill(7))],
+    ['a 33-byte key', base58.encode(new Uint8Array(33).fill(7))],
     ['an extra leading 1 (33 bytes)', '1EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'],
     ['a 0 (not in the base58 alphabet)', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt10'],
     ['an O (not in the base58 alphabet)', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDtOv'],
@@ -147,7 +147,7 @@ describe('assertAddress', () => {
     const cases: [Chain, string][] = [
       [bitcoin, 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx'],
       [ethereum, '0x5aaeb6053F3E94C9b9A09f33669435E7Ef1BeAed'],
-      [solana, bs58.encode(new Uint8Array(31))],
+      [solana, base58.encode(new Uint8Array(31))],
     ];
     for (const [target, address] of cases) {
       let error: unknown;

@@ -57,6 +57,24 @@ describe.skipIf(TEST_DB !== 'pglite')('GraphiQL in Chromium', () => {
     expect(outside).toEqual([]);
   }, 90_000);
 
+  it('opens with the example query, which runs as it is', async () => {
+    const order = await makeOrder(t, {}, 'example-user');
+    // A fresh context: GraphiQL keeps the tabs of earlier visits in localStorage, and opens those instead.
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${base}/graphql`);
+    // The editor lays text out with non-breaking spaces: compare without any white space.
+    await page.waitForFunction(() => document.body.innerText.replace(/\s/g, '').includes('queryLatestOrders'), undefined, {
+      timeout: 30_000,
+    });
+    await page.click('.graphiql-execute-button', { timeout: 30_000 });
+    await page.waitForFunction((id) => document.body.innerText.replace(/\s/g, '').includes(id), order.order_id, {
+      timeout: 30_000,
+    });
+    const text = (await page.evaluate(() => document.body.innerText)).replace(/\s/g, '');
+    expect(text).toContain('"status":"PENDING"');
+    expect(text).not.toContain('"errors"');
+  }, 90_000);
+
   it('shows a subscription update as the order moves', async () => {
     const order = await makeOrder(t, {}, 'browser-subscriber');
     const page = await browser.newPage();

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,8 +9,9 @@ import { TEST_DB } from './support/database.ts';
 import { orderBody } from './support/fixtures.ts';
 
 /**
- * The real process, as `npm start` runs it: embedded database on a fresh data directory, a real
- * port, SIGTERM. Runs once (PGlite project): the database does not change what is tested here.
+ * The real process, as `npm start` runs it: the production build (built here from the current sources, as
+ * `npm ci` does), embedded database on a fresh data directory, a real port, SIGTERM. Runs once (PGlite
+ * project): the database does not change what is tested here.
  */
 describe.skipIf(TEST_DB !== 'pglite')('npm start', () => {
   let child: ChildProcess;
@@ -21,7 +22,8 @@ describe.skipIf(TEST_DB !== 'pglite')('npm start', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'obg-data-'));
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    execFileSync(process.execPath, ['--import', 'tsx', 'prisma/scripts/build.ts'], { stdio: 'pipe' });
+    child = spawn(process.execPath, ['dist/server.js'], {
       env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import bs58 from 'bs58';
+import { base58 } from '@scure/base';
 import { getAddress } from 'viem';
 import { ConfigError, loadConfig, type Config } from '../../src/config.ts';
 import { openPglite, openPostgres, type Database } from '../../src/db/database.ts';
@@ -230,7 +230,7 @@ export function makeUsers(rng: Rng, count: number): SeedUser[] {
       evm: getAddress(`0x${rng.bytes(20).toString('hex')}`),
       bitcoin: segwitV0Address('bc', key.subarray(0, 20)),
       bitcoinTestnet: segwitV0Address('tb', key.subarray(12, 32)),
-      solana: bs58.encode(rng.bytes(32)),
+      solana: base58.encode(rng.bytes(32)),
     };
   });
 }
@@ -360,7 +360,7 @@ export function blockAt(chain: Chain, atSecs: number): number {
 
 function txHash(chain: Chain): string {
   if (chain.kind === 'evm') return `0x${randomBytes(32).toString('hex')}`;
-  if (chain.kind === 'solana') return bs58.encode(randomBytes(64));
+  if (chain.kind === 'solana') return base58.encode(randomBytes(64));
   return randomBytes(32).toString('hex');
 }
 

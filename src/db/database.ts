@@ -23,6 +23,8 @@ export interface Database {
   ping(): Promise<void>;
   /** The driver under Prisma, for bulk statements Prisma has no API for (the seed's array inserts). */
   driver: MigrationTarget;
+  /** Connections of pg's pool, for the metrics; PGlite has one connection and no pool. */
+  poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -83,6 +85,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     prisma,
     rows: createRowStore(rowAdapter, options.onQuery),
     kind: 'postgres',
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     driver: {
       async exec(sql) {
         await pool.query(sql);

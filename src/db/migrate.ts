@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PROJECT_ROOT } from '../paths.ts';
 
 /**
  * Applies the committed migrations (prisma/migrations/<timestamp>_<name>/migration.sql) in order and
@@ -10,7 +11,7 @@ import { fileURLToPath } from 'node:url';
  * because the native schema engine cannot be downloaded here and the WASM engine takes 10+ s a run.
  */
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../prisma/migrations/', import.meta.url));
+export const MIGRATIONS_DIR = fileURLToPath(new URL('prisma/migrations/', PROJECT_ROOT));
 
 /** The little a migration needs from a connection: a script runner and a query. */
 export interface MigrationTarget {

@@ -1,5 +1,5 @@
+import { base58 } from '@scure/base';
 import { Network as BitcoinNetwork, getAddressInfo, validate as validateBitcoin } from 'bitcoin-address-validation';
-import bs58 from 'bs58';
 import { getAddress, isAddress } from 'viem';
 import { badRequest } from './errors.ts';
 import type { Chain } from './registry/registry.ts';
@@ -58,7 +58,7 @@ const SOLANA_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 function isSolanaAddress(address: string): boolean {
   if (!SOLANA_ADDRESS.test(address)) return false;
   try {
-    return bs58.decode(address).length === 32;
+    return base58.decode(address).length === 32;
   } catch {
     return false;
   }

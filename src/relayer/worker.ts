@@ -17,6 +17,8 @@ export interface RelayerWorkerOptions {
   backoffMs?: number;
   /** A submitted claim not seen on chain by then is failed. */
   confirmTimeoutMs?: number;
+  /** Told each claim's outcome (the metrics count them). */
+  onOutcome?: (outcome: 'submitted' | 'retried' | 'failed' | 'confirmed') => void;
 }
 
 interface LeasedClaim {
@@ -122,6 +124,7 @@ export class RelayerWorker {
       });
       if (await settle({ status: 'submitted', txHash, submittedAt: this.options.now(), lastError: null })) {
         log.info({ txHash }, 'claim submitted');
+        this.options.onOutcome?.('submitted');
       }
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
@@ -132,7 +135,10 @@ export class RelayerWorker {
           ? { status: 'queued', lastError: reason, nextAttemptAt: new Date(this.options.now().getTime() + delay) }
           : { status: 'failed', lastError: reason },
       );
-      if (recorded) log.warn({ reason, retryInMs: retry ? delay : undefined }, retry ? 'claim submission failed; will retry' : 'claim failed');
+      if (recorded) {
+        log.warn({ reason, retryInMs: retry ? delay : undefined }, retry ? 'claim submission failed; will retry' : 'claim failed');
+        this.options.onOutcome?.(retry ? 'retried' : 'failed');
+      }
     }
   }
 
@@ -158,7 +164,9 @@ export class RelayerWorker {
       }
       if (!outcome) continue;
       // Conditional: of two instances confirming together, one moves it.
-      moved += await settleClaim(prisma, { orderId: claim.orderId, status: 'submitted' }, { status: outcome.status, lastError: outcome.lastError ?? null });
+      const count = await settleClaim(prisma, { orderId: claim.orderId, status: 'submitted' }, { status: outcome.status, lastError: outcome.lastError ?? null });
+      moved += count;
+      if (count > 0) this.options.onOutcome?.(outcome.status);
     }
     return moved;
   }

@@ -1,4 +1,4 @@
-import { DomainError } from '../domain/errors.ts';
+import { DomainError, type ErrorCode } from '../domain/errors.ts';
 
 /** The seed's envelope; every REST answer but /health uses it, errors included. */
 export function envelope(status: number, result: unknown, headers: Record<string, string> = {}): Response {
@@ -9,8 +9,17 @@ export function envelope(status: number, result: unknown, headers: Record<string
   });
 }
 
+const errorCodes = new WeakMap<Response, ErrorCode>();
+
 export function errorEnvelope(error: DomainError, headers: Record<string, string> = {}): Response {
-  return envelope(error.httpStatus, error.message, headers);
+  const response = envelope(error.httpStatus, error.message, headers);
+  errorCodes.set(response, error.code);
+  return response;
+}
+
+/** The domain error code an error envelope was made from (the metrics count errors by code). */
+export function errorCodeOf(response: Response): ErrorCode | undefined {
+  return errorCodes.get(response);
 }
 
 

@@ -44,6 +44,19 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
+    pageInfoTypeOptions: { description: 'Where a connection page sits in the whole list.' },
+    hasNextPageFieldOptions: { description: 'More orders follow (older, after endCursor).' },
+    hasPreviousPageFieldOptions: { description: 'More orders precede (newer, before startCursor).' },
+    startCursorFieldOptions: { description: 'Cursor of the first edge; pass as `before` for the previous page.' },
+    endCursorFieldOptions: { description: 'Cursor of the last edge; pass as `after` for the next page.' },
+    cursorFieldOptions: { description: 'Opaque position of this edge in the list.' },
+    nodeFieldOptions: { description: 'The order.' },
+    edgesFieldOptions: { description: 'The orders of this page, each with its cursor.' },
+    pageInfoFieldOptions: { description: 'Cursors and whether more pages exist.' },
+    firstArgOptions: { description: 'Forward: this many orders after `after` (default 20, at most 100).' },
+    afterArgOptions: { description: 'Forward: start after this cursor (an endCursor).' },
+    lastArgOptions: { description: 'Backward: this many orders before `before` (at most 100).' },
+    beforeArgOptions: { description: 'Backward: end before this cursor (a startCursor).' },
   },
 });
 
@@ -55,6 +68,6 @@ builder.addScalarType('SafeInt', new GraphQLScalarType({
   serialize: (value) => SafeIntResolver.serialize(typeof value === 'bigint' ? Number(value) : value),
 }));
 
-builder.queryType({});
-builder.mutationType({});
+builder.queryType({ description: 'Reads: orders, quotes, claims, the registry and statistics.' });
+builder.mutationType({ description: 'Writes: quotes, orders, escrow events from watchers, relayer claims.' });
 

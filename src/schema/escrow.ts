@@ -3,15 +3,17 @@ import { recordEscrowEvent } from '../domain/escrow-events.ts';
 import { builder } from './builder.ts';
 
 const EscrowEventKind = builder.enumType('EscrowEventKind', {
-  values: { CREATE: { value: 'create' }, CLAIM: { value: 'claim' }, CANCEL: { value: 'cancel' } } as const,
+  description: 'What happened to an escrow on its chain.',
+  values: { CREATE: { value: 'create', description: 'The escrow was funded.' }, CLAIM: { value: 'claim', description: 'The escrow was claimed with the secret (carry it in `commitment`).' }, CANCEL: { value: 'cancel', description: 'The escrow was refunded to its creator after cancelAfter.' } } as const,
 });
 
 const RecordEscrowEventInput = builder.inputType('RecordEscrowEventInput', {
+  description: 'One event of one escrow, as a chain watcher saw it.',
   fields: (t) => ({
     swapId: t.string({ required: true, description: 'Which intent: the escrow id.' }),
-    kind: t.field({ type: EscrowEventKind, required: true }),
-    txHash: t.string({ required: true }),
-    blockNumber: t.field({ type: 'SafeInt', required: true }),
+    kind: t.field({ description: 'What happened.', type: EscrowEventKind, required: true }),
+    txHash: t.string({ description: 'The transaction, hex.', required: true }),
+    blockNumber: t.field({ description: 'Its block number.', type: 'SafeInt', required: true }),
     timestamp: t.field({ type: 'DateTime', required: true, description: 'Block time, whole seconds.' }),
     commitment: t.string({ required: false, description: 'The revealed secret; required for a claim.' }),
   }),
@@ -21,7 +23,7 @@ builder.mutationFields((t) => ({
   recordEscrowEvent: t.prismaField({
     type: 'Order',
     description: 'An escrow event from a chain watcher (needs the watcher key). Returns the updated order.',
-    args: { input: t.arg({ type: RecordEscrowEventInput, required: true }) },
+    args: { input: t.arg({ description: 'The event.', type: RecordEscrowEventInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       if (!ctx.isWatcher) throw new DomainError('UNAUTHENTICATED', 'recording escrow events needs Authorization: Bearer <WATCHER_KEY>');
       const { orderId } = await recordEscrowEvent(ctx, input.swapId, {

@@ -17,32 +17,43 @@ import { builder } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
 import { Intent } from './intent.ts';
 
+const STATUS_DESCRIPTIONS: Record<OrderStatus, string> = {
+  pending: 'Created; the source escrow is not created yet (even if the destination\'s is). In progress.',
+  source_created: 'The user\'s source escrow is created. In progress.',
+  destination_created: 'The solver\'s destination escrow is created too. In progress.',
+  destination_claimed: 'The user claimed the destination (the secret is revealed): the user has their funds. Counts as completed.',
+  completed: 'The source escrow ended too (claimed by the solver, or cancelled after the user claimed). Completed.',
+  refunding: 'The destination escrow was cancelled or passed its cancelAfter unclaimed; the source is not cancelled yet. In progress.',
+  cancelled: 'The source escrow was cancelled: refunded to the user. Counts as cancelled.',
+  expired: 'No source escrow before the order\'s deadline (ORDER_DEADLINE_SECONDS after creation). Counts as cancelled.',
+};
+
 export const OrderStatusEnum = builder.enumType('OrderStatus', {
-  description: 'Derived from the intents\' on-chain facts and the clock (CONTRACT 4.3).',
-  values: Object.fromEntries(ORDER_STATUSES.map((status) => [status.toUpperCase(), { value: status }])) as Record<
-    Uppercase<OrderStatus>,
-    { value: OrderStatus }
-  >,
+  description: 'Derived from the intents\' on-chain facts and the clock; REST spells it in lowercase.',
+  values: Object.fromEntries(
+    ORDER_STATUSES.map((status) => [status.toUpperCase(), { value: status, description: STATUS_DESCRIPTIONS[status] }]),
+  ) as Record<Uppercase<OrderStatus>, { value: OrderStatus; description: string }>,
 });
 
 export const Order = builder.prismaObject('Order', {
   description: 'A swap: the user\'s source intent paired with the solver\'s destination intent.',
   fields: (t) => ({
-    orderId: t.exposeString('id'),
-    userId: t.exposeString('userId'),
-    quoteId: t.exposeString('quoteId'),
-    status: t.field({ type: OrderStatusEnum, resolve: (order, _args, ctx) => statusAt(order, ctx.now()) }),
+    orderId: t.exposeString('id', { description: '64 lowercase hex characters, opaque.' }),
+    userId: t.exposeString('userId', { description: 'The user who made the order.' }),
+    quoteId: t.exposeString('quoteId', { description: 'The quote this order consumed.' }),
+    status: t.field({ description: 'Where the swap is, at the time of the read.', type: OrderStatusEnum, resolve: (order, _args, ctx) => statusAt(order, ctx.now()) }),
     sourceTokenPrice: t.string({ description: 'USD, decimal string.', resolve: (o) => o.sourceTokenPrice.toFixed() }),
     destTokenPrice: t.string({ description: 'USD, decimal string.', resolve: (o) => o.destTokenPrice.toFixed() }),
-    feeBips: t.exposeInt('feeBips'),
+    feeBips: t.exposeInt('feeBips', { description: 'The quote\'s fee, basis points.' }),
     // Both sides through one loader: a page's intents are one query, where two relations make two.
-    sourceIntent: t.field({ type: Intent, resolve: (order, _args, ctx) => intentOf(ctx, order, order.sourceSwapId) }),
+    sourceIntent: t.field({ description: 'The user\'s escrow on the source chain.', type: Intent, resolve: (order, _args, ctx) => intentOf(ctx, order, order.sourceSwapId) }),
     destinationIntent: t.field({
+      description: 'The solver\'s escrow on the destination chain.',
       type: Intent,
       resolve: (order, _args, ctx) => intentOf(ctx, order, order.destinationSwapId),
     }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { description: 'When the order was created.', type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { description: 'Last change (an escrow event on either side).', type: 'DateTime' }),
   }),
 });
 
@@ -56,10 +67,11 @@ function intentOf(ctx: GraphQLContext, order: object, swapId: string): IntentRow
 }
 
 const OrderFilter = builder.inputType('OrderFilter', {
+  description: 'Filters for order lists; all given conditions must hold.',
   fields: (t) => ({
     status: t.field({ type: [OrderStatusEnum], required: false, description: 'Any of these statuses.' }),
-    sourceChain: t.string({ required: false }),
-    destChain: t.string({ required: false }),
+    sourceChain: t.string({ description: 'Source chain id.', required: false }),
+    destChain: t.string({ description: 'Destination chain id.', required: false }),
     asset: t.string({ required: false, description: 'Source or destination asset id (chain:token).' }),
     from: t.field({ type: 'DateTime', required: false, description: 'created_at >= from' }),
     to: t.field({ type: 'DateTime', required: false, description: 'created_at < to' }),
@@ -105,6 +117,7 @@ const OrderPage = builder.objectRef<OrderPageShape>('OrderPage').implement({
   description: 'Offset page, newest first. A page past the end has empty data and correct totals.',
   fields: (t) => ({
     data: t.field({
+      description: 'The orders of this page.',
       type: [Order],
       resolve: (page, _args, ctx) => {
         const skip = (page.page - 1) * page.limit;
@@ -113,10 +126,11 @@ const OrderPage = builder.objectRef<OrderPageShape>('OrderPage').implement({
         return rows;
       },
     }),
-    page: t.exposeInt('page'),
-    limit: t.exposeInt('limit'),
-    total: t.int({ resolve: (page, _args, ctx) => countOrders(ctx, page) }),
+    page: t.exposeInt('page', { description: 'This page\'s number, from 1.' }),
+    limit: t.exposeInt('limit', { description: 'Orders per page.' }),
+    total: t.int({ description: 'Orders matching, on all pages.', resolve: (page, _args, ctx) => countOrders(ctx, page) }),
     totalPages: t.int({
+      description: 'ceil(total / limit).',
       resolve: async (page, _args, ctx) => pageInfo(page, await countOrders(ctx, page)).totalPages,
     }),
   }),
@@ -177,20 +191,22 @@ function filterInput(filter: { status?: OrderStatus[] | null } & Record<string, 
 
 builder.queryFields((t) => ({
   order: t.prismaField({
+  description: 'One order by id (`GET /orders/{order_id}`); NOT_FOUND when there is none.',
     type: 'Order',
     nullable: true,
-    args: { orderId: t.arg.string({ required: true }) },
+    args: { orderId: t.arg.string({ description: 'The order\'s id.', required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const id = orderIdOrNotFound(args.orderId);
       return assertFound(await ctx.prisma.order.findUnique({ ...query, where: { id } }), args.orderId);
     },
   }),
   orders: t.field({
+    description: 'Orders, newest first, filtered (`GET /orders`).',
     type: OrderPage,
     args: {
-      page: t.arg.int({ required: false }),
-      limit: t.arg.int({ required: false }),
-      filter: t.arg({ type: OrderFilter, required: false }),
+      page: t.arg.int({ required: false, description: 'Page number from 1; default 1.' }),
+      limit: t.arg.int({ required: false, description: `Orders per page, 1 to ${MAX_LIMIT}; default 20.` }),
+      filter: t.arg({ description: 'Only orders matching all of these.', type: OrderFilter, required: false }),
     },
     resolve: (_root, args, ctx) => {
       const filter = filterInput(args.filter);
@@ -203,11 +219,12 @@ builder.queryFields((t) => ({
     },
   }),
   ordersByUser: t.field({
+  description: 'A user\'s orders, newest first (`GET /orders/user/{user_id}`).',
     type: OrderPage,
     args: {
-      userId: t.arg.string({ required: true }),
-      page: t.arg.int({ required: false }),
-      limit: t.arg.int({ required: false }),
+      userId: t.arg.string({ description: 'The user\'s id.', required: true }),
+      page: t.arg.int({ required: false, description: 'Page number from 1; default 1.' }),
+      limit: t.arg.int({ required: false, description: `Orders per page, 1 to ${MAX_LIMIT}; default 20.` }),
     },
     resolve: (_root, args, ctx) => {
       const userId = parseUserId(args.userId);
@@ -221,8 +238,8 @@ builder.queryFields((t) => ({
     defaultSize: 20,
     maxSize: MAX_LIMIT,
     args: {
-      filter: t.arg({ type: OrderFilter, required: false }),
-      userId: t.arg.string({ required: false }),
+      filter: t.arg({ description: 'Only orders matching all of these.', type: OrderFilter, required: false }),
+      userId: t.arg.string({ description: 'Only this user\'s orders.', required: false }),
     },
     resolve: (query, _root, args, ctx) => {
       for (const size of ['first', 'last'] as const) {
@@ -242,10 +259,13 @@ builder.queryFields((t) => ({
         orderBy: NEWEST_FIRST,
       });
     },
-  }),
+  },
+  { description: 'A page of orders, newest first, with cursors.' },
+  { description: 'One order and its cursor.' }),
 }));
 
 const OrderLegInput = builder.inputType('OrderLegInput', {
+  description: 'One side of a new order; must equal the quote\'s side.',
   fields: (t) => ({
     asset: t.string({ required: true, description: 'Asset id, chain:token.' }),
     recipient: t.string({ required: true, description: 'The user\'s own address on that chain.' }),
@@ -254,21 +274,24 @@ const OrderLegInput = builder.inputType('OrderLegInput', {
 });
 
 const CreateOrderInput = builder.inputType('CreateOrderInput', {
+  description: 'A new order from a quote, locked to the hash of the user\'s secret.',
   fields: (t) => ({
-    userId: t.string({ required: true }),
-    quoteId: t.string({ required: true }),
-    source: t.field({ type: OrderLegInput, required: true }),
-    destination: t.field({ type: OrderLegInput, required: true }),
+    userId: t.string({ description: 'The user\'s id (any text without control characters).', required: true }),
+    quoteId: t.string({ description: 'The quote to consume.', required: true }),
+    source: t.field({ description: 'What the user sends: the quote\'s source asset and amount, and the user\'s address on that chain.', type: OrderLegInput, required: true }),
+    destination: t.field({ description: 'What the user receives: the quote\'s destination asset and amount, and the user\'s address on that chain.', type: OrderLegInput, required: true }),
     commitmentHash: t.string({ required: true, description: 'sha256 of the secret, 32 bytes hex.' }),
   }),
 });
 
 const CreateOrderPayload = builder.objectRef<CreatedOrder>('CreateOrderPayload').implement({
+  description: 'The order createOrder made, or found for a replay.',
   fields: (t) => ({
     replayed: t.exposeBoolean('replayed', {
       description: 'True when this exact request had already created the order (REST answers 200, not 201).',
     }),
     order: t.field({
+      description: 'The order.',
       type: Order,
       // A new order answers from the rows just written; a replay reads the stored one.
       resolve: (payload, _args, ctx) =>
@@ -283,7 +306,7 @@ builder.mutationFields((t) => ({
   createOrder: t.field({
     type: CreateOrderPayload,
     description: 'Consumes the quote exactly once. Replaying the same input returns the same order.',
-    args: { input: t.arg({ type: CreateOrderInput, required: true }) },
+    args: { input: t.arg({ description: 'The order to create.', type: CreateOrderInput, required: true }) },
     resolve: (_root, { input }, ctx) => {
       requireWriter(ctx);
       return createOrder(ctx, {

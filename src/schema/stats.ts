@@ -4,48 +4,52 @@ import { builder } from './builder.ts';
 const Window = builder.objectRef<StatsWindow>('StatsWindow').implement({
   description: 'Orders created in the window; total = completed + inProgress + cancelled.',
   fields: (t) => ({
-    totalOrders: t.exposeInt('totalOrders'),
-    completedOrders: t.exposeInt('completedOrders'),
-    inProgressOrders: t.exposeInt('inProgressOrders'),
-    cancelledOrders: t.exposeInt('cancelledOrders'),
-    uniqueUsers: t.exposeInt('uniqueUsers'),
+    totalOrders: t.exposeInt('totalOrders', { description: 'Orders created in the window.' }),
+    completedOrders: t.exposeInt('completedOrders', { description: 'Of those, completed or destination_claimed.' }),
+    inProgressOrders: t.exposeInt('inProgressOrders', { description: 'Of those, pending, source_created, destination_created or refunding.' }),
+    cancelledOrders: t.exposeInt('cancelledOrders', { description: 'Of those, cancelled or expired.' }),
+    uniqueUsers: t.exposeInt('uniqueUsers', { description: 'Distinct user ids among them.' }),
     totalVolumeUsd: t.exposeFloat('totalVolumeUsd', { description: 'Rounded to cents.' }),
-    avgCompletionTimeSecs: t.exposeFloat('avgCompletionTimeSecs'),
+    avgCompletionTimeSecs: t.exposeFloat('avgCompletionTimeSecs', { description: 'Mean seconds from creation to the destination claim, over completed orders whose destination claim was seen; 2 decimals.' }),
   }),
 });
 
 const ChainPair = builder.objectRef<ChainPairStat>('ChainPairStat').implement({
+  description: 'A source -> destination chain pair and the orders made between them, all time.',
   fields: (t) => ({
-    sourceChain: t.exposeString('sourceChain'),
-    destChain: t.exposeString('destChain'),
-    orderCount: t.exposeInt('orderCount'),
-    volumeUsd: t.exposeFloat('volumeUsd'),
+    sourceChain: t.exposeString('sourceChain', { description: 'Source chain id.' }),
+    destChain: t.exposeString('destChain', { description: 'Destination chain id.' }),
+    orderCount: t.exposeInt('orderCount', { description: 'Orders from the source to the destination chain.' }),
+    volumeUsd: t.exposeFloat('volumeUsd', { description: 'Their source amounts in USD at the quoted prices, rounded to cents.' }),
   }),
 });
 
 const AssetStatRef = builder.objectRef<AssetStat>('AssetStat').implement({
+  description: 'A source asset and the orders that sold it, all time.',
   fields: (t) => ({
-    asset: t.exposeString('asset'),
-    symbol: t.exposeString('symbol'),
-    orderCount: t.exposeInt('orderCount'),
-    volumeUsd: t.exposeFloat('volumeUsd'),
+    asset: t.exposeString('asset', { description: 'Asset id, chain:token.' }),
+    symbol: t.exposeString('symbol', { description: 'The asset\'s ticker.' }),
+    orderCount: t.exposeInt('orderCount', { description: 'Orders with this source asset.' }),
+    volumeUsd: t.exposeFloat('volumeUsd', { description: 'Their source amounts in USD at the quoted prices, rounded to cents.' }),
   }),
 });
 
 const StatsRef = builder.objectRef<Stats>('Stats').implement({
-  description: 'Aggregate statistics, cached server-side for two minutes.',
+  description:
+    'Aggregate statistics, cached server-side for STATS_CACHE_SECONDS (configuration); `GET /stats` says what is left of it in Cache-Control: max-age.',
   fields: (t) => ({
-    allTime: t.expose('allTime', { type: Window }),
-    last24h: t.expose('last24h', { type: Window }),
-    last7d: t.expose('last7d', { type: Window }),
-    topChainPairs: t.expose('topChainPairs', { type: [ChainPair] }),
-    topAssets: t.expose('topAssets', { type: [AssetStatRef], description: 'By source asset.' }),
-    computedAt: t.expose('computedAt', { type: 'DateTime' }),
+    allTime: t.expose('allTime', { description: 'Every order ever created.', type: Window }),
+    last24h: t.expose('last24h', { description: 'Orders created in the last 24 hours.', type: Window }),
+    last7d: t.expose('last7d', { description: 'Orders created in the last 7 days.', type: Window }),
+    topChainPairs: t.expose('topChainPairs', { description: 'The chain pairs with the most orders, most first.', type: [ChainPair] }),
+    topAssets: t.expose('topAssets', { type: [AssetStatRef], description: 'The source assets with the most orders, most first.' }),
+    computedAt: t.expose('computedAt', { description: 'When these figures were computed (the cache holds them until it expires).', type: 'DateTime' }),
   }),
 });
 
 builder.queryFields((t) => ({
   stats: t.field({
+    description: 'Order book statistics (`GET /stats`), from the cache when it is fresh.',
     type: StatsRef,
     resolve: async (_root, _args, ctx) => {
       const cached = await ctx.statsCache.get(() => computeStats(ctx.prisma, ctx.registry, ctx.now()));

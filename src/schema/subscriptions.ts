@@ -1,13 +1,15 @@
 import { orderIdOrNotFound, parseUserId } from '../domain/orders.ts';
 import { builder } from './builder.ts';
 
-builder.subscriptionType({});
+builder.subscriptionType({
+  description: 'Live updates over SSE or WebSocket (graphql-ws) on /graphql. Clock-driven changes (expired, refunding) are seen on the next read, not pushed.',
+});
 
 builder.subscriptionFields((t) => ({
   orderUpdated: t.prismaField({
     type: 'Order',
     description: 'The order, each time it changes (escrow events, claims).',
-    args: { orderId: t.arg.string({ required: true }) },
+    args: { orderId: t.arg.string({ description: 'The order to follow.', required: true }) },
     subscribe: (_root, args, ctx) => ctx.pubsub.subscribe('orderUpdated', orderIdOrNotFound(args.orderId)),
     resolve: (query, payload, _args, ctx) =>
       ctx.prisma.order.findUniqueOrThrow({ ...query, where: { id: (payload as { orderId: string }).orderId } }),
@@ -15,7 +17,7 @@ builder.subscriptionFields((t) => ({
   userOrdersUpdated: t.prismaField({
     type: 'Order',
     description: 'Any order of this user, when it is created or changes.',
-    args: { userId: t.arg.string({ required: true }) },
+    args: { userId: t.arg.string({ description: 'The user whose orders to follow.', required: true }) },
     subscribe: (_root, args, ctx) => ctx.pubsub.subscribe('userOrdersUpdated', parseUserId(args.userId)),
     resolve: (query, payload, _args, ctx) =>
       ctx.prisma.order.findUniqueOrThrow({ ...query, where: { id: (payload as { orderId: string }).orderId } }),

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { Wake } from './wake.ts';
 import type { App } from '../../src/app.ts';
 
 /** Subscriptions as a client sees them: an inbox of results, and an SSE client over the app's fetch handler. */
@@ -29,37 +30,19 @@ export class Inbox {
   private items: Result[] = [];
   private ended = false;
   private failure: unknown;
-  private wake: (() => void) | undefined;
+  private readonly signal = new Wake();
 
   push(item: Result) {
     this.items.push(item);
-    this.notify();
+    this.signal.notify();
   }
   end(error?: unknown) {
     this.ended = true;
     this.failure ??= error;
-    this.notify();
+    this.signal.notify();
   }
   get size() {
     return this.items.length;
-  }
-  private notify() {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
-  }
-  /** Resolves on the next push or end, or after ms. */
-  private wait(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = undefined;
-        resolve();
-      }, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
   }
 
   /** The first result (received or to come) whose order matches, within ms; throws otherwise. */
@@ -80,7 +63,7 @@ export class Inbox {
         const why = this.ended ? `the subscription ended (${String(this.failure ?? 'complete')})` : `${ms} ms passed`;
         throw new Error(`${what}: not received, ${why}; got ${JSON.stringify(this.items)}`);
       }
-      await this.wait(left);
+      await this.signal.wait(left);
     }
   }
 
@@ -96,7 +79,7 @@ export class Inbox {
       if (this.ended) throw new Error(`${what}: the subscription ended (${String(this.failure ?? 'complete')})`);
       const left = deadline - Date.now();
       if (left <= 0) return;
-      await this.wait(left);
+      await this.signal.wait(left);
     }
   }
 
@@ -111,7 +94,7 @@ export class Inbox {
       if (this.ended) throw new Error(`the subscription ended before it was live: ${String(this.failure)}`);
       if (Date.now() > deadline) throw new Error(`the subscription was not live within ${ms} ms`);
       probe();
-      await this.wait(50);
+      await this.signal.wait(50);
     }
     expect(this.items[0]!.errors).toBeUndefined();
   }

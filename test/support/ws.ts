@@ -1,11 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
+import { WAIT_MS } from './sse.ts';
+import { Wake } from './wake.ts';
 import { WebSocket } from 'ws';
 import { serveWebSockets } from '../../src/websocket.ts';
 import type { TestApp } from './app.ts';
 
-const WAIT_MS = 5_000;
 
 /** A test app on a real port: HTTP (REST, GraphQL, SSE) and GraphQL over WebSocket, as src/server.ts serves them. */
 export interface Listening {
@@ -43,18 +44,18 @@ export interface WsMessage {
  */
 export class WsSession {
   private readonly inbox: WsMessage[] = [];
-  private wake: (() => void) | undefined;
+  private readonly signal = new Wake();
   /** The close code and reason, once the socket is closed. */
   closedWith: { code: number; reason: string } | undefined;
 
   private constructor(private readonly socket: WebSocket) {
     socket.on('message', (data) => {
       this.inbox.push(JSON.parse(String(data)) as WsMessage);
-      this.notify();
+      this.signal.notify();
     });
     socket.on('close', (code, reason) => {
       this.closedWith = { code, reason: String(reason) };
-      this.notify();
+      this.signal.notify();
     });
   }
 
@@ -110,7 +111,7 @@ export class WsSession {
     const deadline = Date.now() + ms;
     while (!this.closedWith) {
       if (Date.now() > deadline) throw new Error(`the socket was still open after ${ms} ms`);
-      await this.wait(deadline - Date.now());
+      await this.signal.wait(deadline - Date.now());
     }
     return this.closedWith;
   }
@@ -129,28 +130,10 @@ export class WsSession {
       if (this.closedWith) throw new Error(`${what}: the socket closed (${this.closedWith.code} ${this.closedWith.reason})`);
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`${what}: nothing within ${ms} ms; got ${JSON.stringify(this.inbox)}`);
-      await this.wait(left);
+      await this.signal.wait(left);
     }
   }
 
-  private notify() {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
-  }
-
-  private wait(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = undefined;
-        resolve();
-      }, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
 }
 
 /** Polls a condition until it holds, within ms. */

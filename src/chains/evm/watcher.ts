@@ -70,6 +70,8 @@ export class EvmWatcher {
   private readonly maxRange: bigint;
   private readonly reorgRewind: bigint;
   private readonly log: Logger;
+  /** Blocks from the chain's head down to the cursor after the last round; undefined while another instance leads. */
+  lagBlocks: number | undefined;
 
   constructor(private readonly options: EvmWatcherOptions) {
     this.maxRange = BigInt(options.maxRange ?? 2_000);
@@ -122,6 +124,7 @@ export class EvmWatcher {
       this.chainIdChecked = true;
     }
     const cursor = await this.takeLease();
+    this.lagBlocks = undefined;
     if (!cursor) return { leader: false, applied: 0 };
 
     if (cursor.last_block_number !== null && cursor.last_block_hash !== null) {
@@ -156,6 +159,7 @@ export class EvmWatcher {
       }
       next = to + 1n;
     }
+    this.lagBlocks = Number(head - next + 1n);
     return { leader: true, applied, nextBlock: next };
   }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { PROJECT_ROOT } from '../../paths.ts';
 import { isValidAddress, normalizeAddress, type AddressChain } from '../addresses.ts';
 import { isAmountString, isPositiveDecimalString, normalizeDecimal } from '../amounts.ts';
 
@@ -77,7 +78,7 @@ export class RegistryError extends Error {
   }
 }
 
-export const DEFAULT_REGISTRY_FILE = new URL('./default-registry.json', import.meta.url);
+export const DEFAULT_REGISTRY_FILE = new URL('src/domain/registry/default-registry.json', PROJECT_ROOT);
 
 /** The token_address of a chain's own coin where it has no contract (BTC, SOL). */
 export const PRIMARY_TOKEN = 'primary';
