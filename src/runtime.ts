@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { createPublicClient, http } from 'viem';
 import { createApp, runDocument, type App } from './app.ts';
 import { restClaim, restOrder } from './rest/routes.ts';
-import { WebhookWorker, type RenderEvent } from './webhooks/worker.ts';
+import { WebhookWorker, webhookHealth, type RenderEvent } from './webhooks/worker.ts';
 import { resolveEvmChains } from './chains/evm/chain-config.ts';
 import { EvmWatcher } from './chains/evm/watcher.ts';
 import type { Config } from './config.ts';
@@ -65,6 +65,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ? createMetrics({
         pool: db.poolStats,
         relayerQueueDepth: () => db.prisma.relayerClaim.count({ where: { status: { in: ['queued', 'submitted'] } } }),
+        webhookBacklog: async () => {
+          const health = await webhookHealth(db.prisma);
+          return { outbox: health.outbox_depth, pending: health.pending_deliveries };
+        },
         watcherLag: () => watchers.flatMap((w) => (w.lagBlocks === undefined ? [] : [{ chain: w.chain, blocks: w.lagBlocks }])),
       })
     : undefined;
@@ -137,7 +141,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     const claim = restClaim((await run('claim', { orderId: event.orderId })).data.claim) as Record<string, unknown>;
     return { ...claim, status: event.status };
   };
-  const webhooks = new WebhookWorker({ prisma: db.prisma, logger, settings: config.webhooks, render, now });
+  const webhooks = new WebhookWorker({
+    prisma: db.prisma,
+    logger,
+    settings: config.webhooks,
+    render,
+    now,
+    onAttempt: metrics && ((endpoint, ok, latencyMs) => metrics.webhookAttempt(endpoint, ok, latencyMs)),
+  });
 
   return {
     app,

@@ -139,6 +139,14 @@ describe('delivery', () => {
     expect(delivery.attempt_log[1].error).toMatch(/timed out after 300 ms/);
     expect(delivery.attempt_log[1].latency_ms).toBeGreaterThanOrEqual(290);
     expect(delivery.attempt_log[2].response).toBe('thanks');
+
+    // Observable: latency and failures per endpoint in the metrics, the backlog in /relayer/health.
+    const metrics = (await t.rest('GET', '/metrics')).body as string;
+    expect(metrics).toContain(`orderbook_webhook_delivery_duration_seconds_count{endpoint="${id}",result="failure"} 2`);
+    expect(metrics).toContain(`orderbook_webhook_delivery_duration_seconds_count{endpoint="${id}",result="success"} 1`);
+    expect(metrics).toMatch(/orderbook_webhook_backlog\{stage="pending"\} 0/);
+    const health = (await t.rest('GET', '/relayer/health')).body;
+    expect(health.webhooks).toMatchObject({ outbox_depth: 0, pending_deliveries: 0 });
   });
 
   it('delivers one order\'s events in order, even when the first needs retries', async () => {
@@ -226,22 +234,26 @@ describe('delivery', () => {
 describe('several instances', () => {
   it('sends each attempt from exactly one instance', async () => {
     receiver = await new Receiver().start();
-    receiver.answer = (n, res) => setTimeout(() => res.end(), 20);
-    await register(t, receiver.url);
-    const other = await createTestApp({ db: t.db, env: FAST });
+    receiver.answer = (_n, res) => setTimeout(() => res.end(), 20);
+    const { id } = await register(t, receiver.url);
+    // Two more instances on the same database, with a timeout no attempt reaches here.
+    const env = { ...FAST, WEBHOOK_TIMEOUT_MS: '10000' };
+    const [one, two] = await Promise.all([createTestApp({ db: t.db, env }), createTestApp({ db: t.db, env })]);
     try {
       const orders = [];
       for (let i = 0; i < 12; i++) orders.push(await makeOrder(t, {}, `multi-${i}`));
-      const deadline = Date.now() + 15_000;
+      const deadline = Date.now() + 20_000;
       while (receiver.received.length < orders.length && Date.now() < deadline) {
-        await Promise.all([t.runtime.webhooks.tick(), other.runtime.webhooks.tick(), t.runtime.webhooks.tick(), other.runtime.webhooks.tick()]);
+        await Promise.all([one!.runtime.webhooks.tick(), two!.runtime.webhooks.tick(), one!.runtime.webhooks.tick(), two!.runtime.webhooks.tick()]);
       }
-      await Promise.all([t.runtime.webhooks.tick(), other.runtime.webhooks.tick()]);
+      await Promise.all([one!.runtime.webhooks.tick(), two!.runtime.webhooks.tick()]);
       const ids = receiver.received.map((r) => r.headers['webhook-id']);
       expect(ids).toHaveLength(orders.length);
       expect(new Set(ids).size).toBe(orders.length);
+      const deliveries = (await t.rest('GET', `/webhooks/${id}/deliveries`)).body.result;
+      expect(deliveries.map((d: { attempts: number }) => d.attempts)).toEqual(orders.map(() => 1));
     } finally {
-      await other.close();
+      await Promise.all([one!.close(), two!.close()]);
     }
   });
 });

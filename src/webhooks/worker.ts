@@ -14,6 +14,8 @@ export interface WebhookWorkerOptions {
   render: RenderEvent;
   /** The clock of the status rule (the sweep decides `expired` and `refunding` with it). */
   now: () => Date;
+  /** Each attempt this instance made (for the metrics). */
+  onAttempt?: (endpointId: string, ok: boolean, latencyMs: number) => void;
   /** Deliveries sent at once by one instance. */
   batch?: number;
 }
@@ -201,6 +203,7 @@ export class WebhookWorker {
     const result = await postWebhook(delivery.url, body, headers, { timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivateTargets });
     const ok = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
     const recorded = await this.settle(delivery, sentAt, result, ok);
+    this.options.onAttempt?.(delivery.endpoint_id, ok, result.latencyMs);
     const log = logger.child({ delivery: delivery.id, endpoint: delivery.endpoint_id, attempt: delivery.attempts });
     if (!recorded) log.warn('webhook lease lost while sending; another instance took the delivery over');
     else if (!ok) log.info({ status: result.statusCode, error: result.error, latencyMs: result.latencyMs }, 'webhook attempt failed');
