@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
-import { makeOrder } from './support/fixtures.ts';
+import { makeOrder, makeQuote, newSecret, orderBody } from './support/fixtures.ts';
 
 /** A real HTTP receiver on loopback; `answer` decides each reply. */
 interface Received {
@@ -205,6 +205,27 @@ describe('delivery', () => {
     await until(t, () => receiver.received.length >= 2);
     expect(receiver.received[1]!.headers['webhook-id']).toBe(delivery.event_id);
     expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
+  });
+
+  it('announces the relayer\'s claim outcome (claim.confirmed) with the claim as REST returns it', async () => {
+    receiver = await new Receiver().start();
+    await register(t, receiver.url, { events: ['claim.confirmed', 'claim.failed'] });
+    const { secret, commitmentHash } = newSecret();
+    const order = (await t.rest('POST', '/orders', orderBody(await makeQuote(t), { commitment_hash: commitmentHash }, 'kate'))).body.result;
+    await postEvent(t, order.source_intent.swap_id, escrowEvent('create', 10));
+    await postEvent(t, order.destination_intent.swap_id, escrowEvent('create', 2000));
+    expect((await t.rest('POST', '/relayer/claims', { order_id: order.order_id, commitment: secret })).status).toBe(202);
+    await t.runtime.worker.tick();
+    await t.runtime.chain.flush();
+    await t.runtime.worker.tick();
+    await until(t, () => receiver.received.length >= 1);
+    const [event] = receiver.bodies();
+    expect(event.type).toBe('claim.confirmed');
+    expect(event.data).toEqual((await t.rest('GET', `/relayer/claims/${order.order_id}`)).body.result);
+    expect(event.data.status).toBe('confirmed');
+    await t.runtime.webhooks.tick();
+    // Only the claim events this endpoint asked for: none of the order's status changes.
+    expect(receiver.received).toHaveLength(1);
   });
 
   it('announces a clock-driven change (expired) from the sweep', async () => {
