@@ -11,6 +11,7 @@ import type { PriceSource } from './domain/prices.ts';
 import type { Registry } from './domain/registry/registry.ts';
 import type { StatsCache } from './domain/stats-cache.ts';
 import { isWriterAllowed } from './http/api-keys.ts';
+import { webhookOwner } from './webhooks/endpoints.ts';
 import { bearerToken, keyMatches } from './http/auth.ts';
 import { CodedError, INTERNAL_MESSAGE, isErrorCode, toClientError } from './http/client-error.ts';
 import { graphqlBodyPlugin } from './http/graphql-body.ts';
@@ -98,6 +99,7 @@ export function createApp(deps: AppDeps): App {
     now,
     isWatcher: keyMatches(bearerToken(request), deps.config.watcherKey),
     canWrite: isWriterAllowed(request, deps.config.apiKeys),
+    webhookOwner: webhookOwner(request, deps.config.apiKeys),
   });
 
   const yoga: App = createYoga<Record<string, never>, GraphQLContext>({
@@ -165,7 +167,7 @@ export function createApp(deps: AppDeps): App {
  * Runs a fixed document through Yoga's own pipeline (plugins, masking) in-process, so REST and
  * GraphQL share every resolver and rule.
  */
-function runDocument(yoga: App, request: Request): RunDocument {
+export function runDocument(yoga: App, request: Request): RunDocument {
   return async (name, variables) => {
     const { execute, contextFactory, schema: enveloped } = yoga.getEnveloped({ request });
     const contextValue = (await contextFactory()) as unknown as GraphQLContext;

@@ -91,3 +91,7 @@ export const ERROR_CODES = [
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
+
+// Shorthands for the codes most rules throw.
+export const badRequest = (message: string) => new BadRequestError(message);
+export const notFound = (message: string) => new NotFoundError(message);

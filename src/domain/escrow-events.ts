@@ -2,9 +2,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Intent, Stage } from '../generated/prisma/client.ts';
 import type { DomainDeps } from './deps.ts';
 import { z } from 'zod';
+import { orderStatusEvent } from '../webhooks/outbox.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
 import { hex32, object, text, timestamp } from './input.ts';
-import { deriveStage, type EscrowFacts } from './status/rule.ts';
+import { deriveStage, statusAt, type EscrowFacts } from './status/rule.ts';
 
 /**
  * Escrow events from the chains: a watcher, or the relayer's chain adapter, reports
@@ -217,10 +218,15 @@ export async function recordEscrowEvent(deps: DomainDeps, swapIdInput: string, e
         data: { commitment: event.commitment, updatedAt: now },
       });
     }
+    const { stage } = applied;
     await tx.order.update({
       where: { id: orderId },
-      data: { stage: applied.stage, completedAt: applied.completedAt, updatedAt: now },
+      data: { stage, completedAt: applied.completedAt, updatedAt: now },
     });
+    // The webhook outbox row commits with the change, or neither does (src/webhooks/outbox.ts).
+    const before = statusAt(order, now);
+    const after = statusAt({ ...order, stage }, now);
+    if (after !== before) await tx.webhookEvent.create({ data: orderStatusEvent(order, after, before) });
     return { orderId, userId: order.userId, changed: true };
   });
 

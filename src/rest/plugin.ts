@@ -54,7 +54,7 @@ async function handle(options: RestOptions, request: Request, url: URL): Promise
       { params: match.params!, query: url.searchParams, body, registry: options.registry, now: options.now() },
       options.run(request),
     );
-    return envelope(result.status, result.result, result.headers);
+    return result.response ?? envelope(result.status, result.result, result.headers);
   } catch (error) {
     const clientError = toClientError(error);
     if (clientError.code === 'INTERNAL') options.onInternalError(error, request);

@@ -9,6 +9,9 @@ import { toClientError } from '../http/client-error.ts';
 import { SubmitClaimSchema } from '../relayer/claims.ts';
 import type { DocumentName } from './documents.ts';
 import { graphqlInput, restInput } from './input.ts';
+import { badRequest } from '../domain/errors.ts';
+import { CreateWebhookSchema } from '../webhooks/endpoints.ts';
+import { exportResponse, parseExportFormat } from './export.ts';
 
 /**
  * The REST compatibility layer: each route turns a request into the variables of one fixed GraphQL
@@ -28,6 +31,8 @@ export interface RouteResult {
   status: number;
   result: unknown;
   headers?: Record<string, string>;
+  /** An answer outside the envelope (an export's CSV or NDJSON stream), sent as it is. */
+  response?: Response;
 }
 
 /** Runs a fixed document and returns its data; a GraphQL error is thrown as the client error it is. */
@@ -37,7 +42,7 @@ export type RunDocument = (
 ) => Promise<{ data: Record<string, unknown>; cacheMaxAgeSecs?: number }>;
 
 export interface Route {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   /** True when the handler needs the parsed JSON body. */
   body?: boolean;
@@ -47,6 +52,7 @@ export interface Route {
 }
 
 const ok = (result: unknown, status = 200): RouteResult => ({ status, result });
+const streamed = (response: Response): RouteResult => ({ status: response.status, result: undefined, response });
 
 /**
  * Runs a write's document with the body as its `input` (plus fields from the path). When GraphQL or
@@ -88,13 +94,23 @@ function pagination(query: URLSearchParams) {
   return parsePagination({ page: query.get('page') ?? undefined, limit: query.get('limit') ?? undefined });
 }
 
+/**
+ * POST /webhooks' body to the GraphQL input; checked here first with the domain's schema so a bad
+ * field is named as the client sent it.
+ */
+function webhookInput(body: Record<string, unknown>) {
+  const parsed = CreateWebhookSchema.safeParse(body);
+  if (!parsed.success) throw badRequest(parsed.error.issues[0]!.message);
+  return parsed.data;
+}
+
 /** GraphQL enum values are UPPER_CASE; REST speaks the contract's lowercase statuses. */
-function restOrder(order: unknown): unknown {
+export function restOrder(order: unknown): unknown {
   const o = order as { status?: string } | null;
   return o && typeof o.status === 'string' ? { ...o, status: o.status.toLowerCase() } : o;
 }
 
-function restClaim(claim: unknown): unknown {
+export function restClaim(claim: unknown): unknown {
   const c = claim as { status: string };
   return { ...c, status: c.status.toLowerCase() };
 }
@@ -131,6 +147,25 @@ export const routes: Route[] = [
     async handle(input, run) {
       const { data } = await run('ordersByUser', { userId: parseUserId(input.params.userId), ...pagination(input.query) });
       return ok(restPage(data.ordersByUser));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/orders/export',
+    async handle(input, run) {
+      const format = parseExportFormat(input.query.get('format'));
+      const variables = { filter: orderFilter(input) };
+      return streamed(await exportResponse({ format, variables, scope: 'all', now: input.now, run, toRest: restOrder }));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/orders/user/:userId/export',
+    async handle(input, run) {
+      const format = parseExportFormat(input.query.get('format'));
+      const userId = parseUserId(input.params.userId);
+      const variables = { userId, filter: orderFilter(input) };
+      return streamed(await exportResponse({ format, variables, scope: userId, now: input.now, run, toRest: restOrder }));
     },
   },
   {
@@ -198,6 +233,67 @@ export const routes: Route[] = [
     async handle(input, run) {
       const { data } = await run('claim', { orderId: input.params.orderId });
       return ok(restClaim(data.claim));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/webhooks',
+    body: true,
+    write: true,
+    async handle(input, run) {
+      const body = (input.body ?? {}) as Record<string, unknown>;
+      const { data } = await run('createWebhookEndpoint', { input: webhookInput(body) });
+      const created = data.createWebhookEndpoint as { secret: string; endpoint: Record<string, unknown> };
+      return ok({ ...created.endpoint, secret: created.secret }, 201);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/webhooks',
+    write: true,
+    async handle(_input, run) {
+      return ok((await run('webhookEndpoints', {})).data.webhookEndpoints);
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/webhooks/:id',
+    write: true,
+    async handle(input, run) {
+      return ok((await run('deleteWebhookEndpoint', { id: input.params.id })).data.deleteWebhookEndpoint);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/:id/rotate-secret',
+    body: true,
+    write: true,
+    async handle(input, run) {
+      const grace = (input.body as Record<string, unknown> | null)?.grace_seconds;
+      if (grace !== undefined && !Number.isInteger(grace)) throw badRequest('grace_seconds must be an integer from 0 to 604800 (7 days)');
+      const { data } = await run('rotateWebhookSecret', { input: { id: input.params.id, graceSeconds: grace } });
+      const rotated = data.rotateWebhookSecret as { secret: string; endpoint: Record<string, unknown> };
+      return ok({ ...rotated.endpoint, secret: rotated.secret });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/webhooks/:id/deliveries',
+    write: true,
+    async handle(input, run) {
+      const raw = input.query.get('limit');
+      const limit = raw === null ? undefined : /^\d{1,3}$/.test(raw) ? Number(raw) : -1;
+      if (limit === -1) throw badRequest('limit must be an integer from 1 to 100');
+      return ok((await run('webhookDeliveries', { endpointId: input.params.id, limit })).data.webhookDeliveries);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/:id/deliveries/:deliveryId/redeliver',
+    write: true,
+    async handle(input, run) {
+      const { data } = await run('redeliverWebhook', { input: { endpointId: input.params.id, deliveryId: input.params.deliveryId } });
+      return ok(data.redeliverWebhook, 202);
     },
   },
   {
