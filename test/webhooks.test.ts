@@ -315,6 +315,33 @@ describe('giving up', () => {
   });
 });
 
+describe('outbox', () => {
+  it('drops events no endpoint wanted a day after their fan-out, and keeps those with deliveries', async () => {
+    const app = await createTestApp({ env: FAST });
+    receiver = await new Receiver().start();
+    try {
+      await makeOrder(app, {}, 'unheard');
+      await app.runtime.webhooks.tick();
+      await register(app, receiver.url);
+      await makeOrder(app, {}, 'heard');
+      await until(app, () => receiver.received.length >= 1);
+      const count = () => app.db.prisma.webhookEvent.count();
+      expect(await count()).toBe(2);
+      await app.runtime.webhooks.sweep();
+      expect(await count()).toBe(2);
+      app.clock.advance(25 * 3600);
+      await app.runtime.webhooks.sweep();
+      // Both orders expired meanwhile (the sweep wrote those events, not yet fanned out); of the creation
+      // events, the one no endpoint wanted is gone.
+      const created = await app.db.prisma.webhookEvent.findMany({ where: { status: 'pending' }, select: { userId: true } });
+      expect(created).toEqual([{ userId: 'heard' }]);
+      expect(await app.db.prisma.webhookEvent.count({ where: { status: 'expired' } })).toBe(2);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('several instances', () => {
   it('sends each attempt from exactly one instance', async () => {
     receiver = await new Receiver().start();
