@@ -270,7 +270,7 @@ describe('giving up', () => {
     return { app, id };
   }
 
-  it('fails a delivery after the retry window, its last attempt at the window\'s end', async () => {
+  it("fails a delivery after the retry window, its last attempt at the window's end", async () => {
     const { app, id } = await failingApp({ WEBHOOK_RETRY_FOR_SECONDS: '1' });
     try {
       const deliveries = async () => (await app.rest('GET', `/webhooks/${id}/deliveries`)).body.result;
