@@ -210,7 +210,10 @@ export class WebhookWorker {
       'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
       'webhook-signature': signatures.join(' '),
     };
-    const result = await postWebhook(delivery.url, body, headers, { timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivateTargets });
+    const result = await postWebhook(delivery.url, body, headers, {
+      timeoutMs: settings.timeoutMs,
+      allowPrivate: settings.allowPrivateTargets,
+    });
     const ok = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
     const recorded = await this.settle(delivery, sentAt, result, ok);
     this.options.onAttempt?.(delivery.endpoint_id, ok, result.latencyMs);
