@@ -7,6 +7,7 @@ import type { Database } from '../../src/db/database.ts';
 import { memoryStatsCache, type StatsCache } from '../../src/domain/stats-cache.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import { openTestDatabase } from './database.ts';
+import { checkAgainstOpenApi } from './openapi.ts';
 
 /** The watcher key every test app accepts. */
 export const WATCHER_KEY = 'test-watcher-key';
@@ -96,6 +97,7 @@ export async function createTestApp(
       } catch {
         // plain text (health) stays text
       }
+      checkAgainstOpenApi(method, path, response.status, response.headers.get('content-type'), parsed);
       return { status: response.status, headers: response.headers, body: parsed };
     },
     async gql(query, variables) {
