@@ -44,9 +44,6 @@ export function connectRedis(url: string, keyPrefix: string, logger: Logger): Re
   return { client, subscriber };
 }
 
-/** Failures of optional work, by kind; /ready shows them so an operator sees a degraded instance. */
-export const redisFailures = { publish: 0, statsCache: 0 };
-
 /**
  * A warning logged at most once per interval, with the count of occurrences folded into it: an
  * outage under load would otherwise write one line per request.

@@ -8,7 +8,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { DomainDeps } from './domain/deps.ts';
 import { recordEscrowEvent } from './domain/escrow-events.ts';
-import { createMetrics, type Metrics } from './http/metrics.ts';
+import { createMetrics, type Metrics, type RedisFailure } from './http/metrics.ts';
 import { StaticPriceSource } from './domain/prices.ts';
 import { loadRegistry } from './domain/registry/registry.ts';
 import { memoryStatsCache, redisStatsCache, type StatsCache } from './domain/stats-cache.ts';
@@ -17,7 +17,7 @@ import { ChainRouter } from './relayer/chain-router.ts';
 import { EvmClaimAdapter } from './relayer/evm-adapter.ts';
 import { SimulatedChain } from './relayer/simulated-chain.ts';
 import { RelayerWorker } from './relayer/worker.ts';
-import { redisFailures, throttledWarn, type RedisLink } from './redis.ts';
+import { throttledWarn, type RedisLink } from './redis.ts';
 import { createOrderPubSub, pubSubOrderEvents, type OrderPubSub } from './schema/pubsub.ts';
 
 export interface RuntimeOptions {
@@ -56,7 +56,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const now = options.now ?? (() => new Date());
   const registry = loadRegistry(config.assetsFile);
   const prices = new StaticPriceSource(registry);
-  const pubsub = createOrderPubSub(redis, logger);
   let watchers: EvmWatcher[] = [];
   const metrics = config.metrics.enabled
     ? createMetrics({
@@ -65,7 +64,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         watcherLag: () => watchers.flatMap((w) => (w.lagBlocks === undefined ? [] : [{ chain: w.chain, blocks: w.lagBlocks }])),
       })
     : undefined;
-  const statsCache = countedStatsCache(options.statsCache ?? createStatsCache(config, logger, redis), metrics);
+  const onRedisFailure = (kind: RedisFailure) => metrics?.redisFailure(kind);
+  const pubsub = createOrderPubSub(redis, logger, onRedisFailure);
+  const statsCache = countedStatsCache(options.statsCache ?? createStatsCache(config, logger, redis, onRedisFailure), metrics);
   const deps: DomainDeps = { prisma: db.prisma, rows: db.rows, registry, prices, config, now, events: pubSubOrderEvents(pubsub) };
 
   const chain = new SimulatedChain({
@@ -140,14 +141,19 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
 }
 
-function createStatsCache(config: Config, logger: Logger, redis: RedisLink | undefined): StatsCache {
+function createStatsCache(
+  config: Config,
+  logger: Logger,
+  redis: RedisLink | undefined,
+  onRedisFailure: (kind: RedisFailure) => void,
+): StatsCache {
   const memory = memoryStatsCache(config.statsCacheSeconds);
   if (!redis) return memory;
   const warn = throttledWarn(logger, 'redis stats cache unavailable; serving this instance\'s cache');
   return redisStatsCache(redis.client, config.statsCacheSeconds, {
     fallback: memory,
     onRedisError: (error) => {
-      redisFailures.statsCache++;
+      onRedisFailure('stats_cache');
       warn(error.message);
     },
   });

@@ -12,6 +12,7 @@ import { matchPath, routes } from '../rest/routes.ts';
  */
 
 export type ClaimOutcome = 'submitted' | 'retried' | 'failed' | 'confirmed';
+export type RedisFailure = 'publish' | 'subscribe' | 'stats_cache';
 
 export interface MetricSources {
   /** pg's pool; undefined on PGlite, which has one connection and no pool. */
@@ -28,6 +29,8 @@ export interface Metrics {
   respond(): Promise<Response>;
   claimOutcome(outcome: ClaimOutcome): void;
   statsCache(result: 'hit' | 'miss'): void;
+  /** Optional work Redis failed (README, Hardening): a PUBLISH for other instances, a stats cache read or write. */
+  redisFailure(kind: RedisFailure): void;
   /** Yoga plugins: HTTP latency per route, GraphQL per operation, errors by code, open subscriptions. */
   plugins(options: { graphqlEndpoint: string; servePath: string | undefined }): Plugin[];
 }
@@ -83,6 +86,12 @@ export function createMetrics(sources: MetricSources): Metrics {
     labelNames: ['result'] as const,
     registers: [registry],
   });
+  const redisFailures = new Counter({
+    name: 'orderbook_redis_failures_total',
+    help: 'Redis commands that failed while the instance carried on without them, by kind: publish, subscribe, stats_cache.',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
   new Gauge({
     name: 'orderbook_relayer_queue_depth',
     help: 'Claims queued or submitted and not yet confirmed (all instances: read from the database when scraped).',
@@ -136,6 +145,7 @@ export function createMetrics(sources: MetricSources): Metrics {
     },
     claimOutcome: (outcome) => claims.inc({ outcome }),
     statsCache: (result) => statsCache.inc({ result }),
+    redisFailure: (kind) => redisFailures.inc({ kind }),
     plugins({ graphqlEndpoint, servePath }) {
       const started = new WeakMap<Request, number>();
       const http: Plugin = {

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createPubSub, type PubSubEventTarget } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { OrderEvents } from '../domain/order-events.ts';
-import { redisFailures, throttledWarn, type RedisLink } from '../redis.ts';
+import type { RedisFailure } from '../http/metrics.ts';
+import { throttledWarn, type RedisLink } from '../redis.ts';
 
 /** Subscription topics: each carries the id of the order that changed. */
 export type OrderPubSub = ReturnType<typeof createOrderPubSub>;
@@ -16,8 +17,8 @@ type OrderTopics = {
 /**
  * In-process by default; with Redis a change made on any instance reaches subscribers on all of them.
  */
-export function createOrderPubSub(redis?: RedisLink, logger?: Logger) {
-  return createPubSub<OrderTopics>({ eventTarget: fanOutEventTarget(redis, logger) });
+export function createOrderPubSub(redis?: RedisLink, logger?: Logger, onRedisFailure?: (kind: RedisFailure) => void) {
+  return createPubSub<OrderTopics>({ eventTarget: fanOutEventTarget(redis, logger, onRedisFailure) });
 }
 
 export function pubSubOrderEvents(pubsub: OrderPubSub): OrderEvents {
@@ -35,12 +36,16 @@ type Listener = ((event: CustomEvent<Payload>) => void) | { handleEvent(event: C
  * An event target that delivers to this instance's listeners at once, and also publishes to Redis
  * for the other instances; messages this instance published itself are ignored when they come back.
  * So a subscriber never depends on Redis for a change made on its own instance: while Redis is
- * down, local subscriptions still fire, and a failed PUBLISH is logged and counted, never thrown.
+ * down, local subscriptions still fire, and a failed PUBLISH is logged and counted (metrics), never thrown.
  * (graphql-yoga's Redis event target leaves PUBLISH's rejection unhandled, which ends the process.)
  * Topics are subscribed on Redis while they have a local listener; ioredis subscribes them again
  * after a reconnection, and so does the 'ready' handler below, so fan-out resumes by itself.
  */
-export function fanOutEventTarget(redis?: RedisLink, logger?: Logger): PubSubEventTarget<OrderTopics> {
+export function fanOutEventTarget(
+  redis?: RedisLink,
+  logger?: Logger,
+  onRedisFailure: (kind: RedisFailure) => void = () => {},
+): PubSubEventTarget<OrderTopics> {
   const listeners = new Map<string, Set<Listener>>();
   const origin = randomUUID();
   const deliver = (topic: string, detail: Payload) => {
@@ -51,7 +56,11 @@ export function fanOutEventTarget(redis?: RedisLink, logger?: Logger): PubSubEve
     }
   };
   const warnPublish = logger ? throttledWarn(logger, 'redis publish failed; fan-out to other instances skipped') : () => {};
-  const warnSubscribe = logger ? throttledWarn(logger, 'redis subscribe failed') : () => {};
+  const warnSubscribeOnce = logger ? throttledWarn(logger, 'redis subscribe failed') : () => {};
+  const warnSubscribe = (message: string) => {
+    onRedisFailure('subscribe');
+    warnSubscribeOnce(message);
+  };
 
   if (redis) {
     redis.subscriber.on('message', (topic: string, message: string) => {
@@ -91,7 +100,7 @@ export function fanOutEventTarget(redis?: RedisLink, logger?: Logger): PubSubEve
     dispatchEvent(event: { type: string; detail: Payload }) {
       deliver(event.type, event.detail);
       redis?.client.publish(event.type, JSON.stringify({ origin, detail: event.detail })).catch((err: Error) => {
-        redisFailures.publish++;
+        onRedisFailure('publish');
         warnPublish(err.message);
       });
       return true;
