@@ -12,6 +12,7 @@ import type { PriceSource } from './domain/prices.ts';
 import type { Registry } from './domain/registry/registry.ts';
 import type { StatsCache } from './domain/stats-cache.ts';
 import { isWriterAllowed } from './http/api-keys.ts';
+import { webhookOwner } from './webhooks/endpoints.ts';
 import { bearerToken, keyMatches } from './http/auth.ts';
 import { graphqlBodyPlugin } from './http/graphql-body.ts';
 import { graphqlLimitPlugins } from './http/graphql-limits.ts';
@@ -99,6 +100,7 @@ export function createApp(deps: AppDeps): App {
     now,
     isWatcher: keyMatches(bearerToken(request), deps.config.watcherKey),
     canWrite: isWriterAllowed(request, deps.config.apiKeys),
+    webhookOwner: webhookOwner(request, deps.config.apiKeys),
   });
 
   const yoga: App = createYoga<Record<string, never>, GraphQLContext>({
@@ -167,7 +169,7 @@ export function createApp(deps: AppDeps): App {
  * Runs a fixed document through Yoga's own pipeline (plugins, masking) in-process, so REST and
  * GraphQL share every resolver and rule.
  */
-function runDocument(yoga: App, request: Request): RunDocument {
+export function runDocument(yoga: App, request: Request): RunDocument {
   return async (name, variables) => {
     const { execute, contextFactory, schema: enveloped } = yoga.getEnveloped({ request });
     const contextValue = (await contextFactory()) as unknown as GraphQLContext;

@@ -73,6 +73,15 @@ const envSchema = z.object({
   // Transport limits (README, Hardening): active subscriptions per WebSocket and per instance.
   SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').positive('must be positive').default(100),
   SUBSCRIPTIONS_PER_INSTANCE: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').positive('must be positive').default(10_000),
+  // Webhooks (README, For integrators).
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
+  WEBHOOK_TIMEOUT_MS: millis(10_000, 100),
+  WEBHOOK_POLL_MS: millis(500, 10),
+  WEBHOOK_RETRY_BASE_MS: millis(5_000, 10),
+  WEBHOOK_RETRY_MAX_MS: millis(3_600_000, 10),
+  WEBHOOK_RETRY_FOR_SECONDS: seconds(3 * 86_400),
+  WEBHOOK_DISABLE_AFTER_SECONDS: seconds(5 * 86_400),
+  WEBHOOK_SWEEP_MS: millis(5_000, 10),
   METRICS: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
   METRICS_PORT: optionalString
     .refine((port) => port === undefined || (/^\d+$/.test(port) && Number(port) >= 1 && Number(port) <= 65535), 'must be a TCP port (1-65535)')
@@ -171,6 +180,17 @@ export interface Config {
   /** Active subscriptions one WebSocket may hold, and the whole instance (WebSocket and SSE together). */
   subscriptionsPerConnection: number;
   subscriptionsPerInstance: number;
+  /** Webhook delivery (src/webhooks/): see the README's Configuration table. */
+  webhooks: {
+    allowPrivateTargets: boolean;
+    timeoutMs: number;
+    pollMs: number;
+    retryBaseMs: number;
+    retryMaxMs: number;
+    retryForSeconds: number;
+    disableAfterSeconds: number;
+    sweepMs: number;
+  };
   /** Prometheus metrics: off, or served at /metrics on `port` (the API's own port when undefined). */
   metrics: { enabled: boolean; port: number | undefined };
   /** Traces are exported over OTLP/HTTP to this collector (src/tracing.ts); undefined: no tracing at all. */
@@ -190,6 +210,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (parsed.success && parsed.data.WATCHER_LEASE_MS <= parsed.data.WATCHER_POLL_MS) {
     problems.push('  WATCHER_LEASE_MS: must exceed WATCHER_POLL_MS (a watcher renews its lease once per poll)');
+  }
+  if (parsed.success && parsed.data.WEBHOOK_RETRY_MAX_MS < parsed.data.WEBHOOK_RETRY_BASE_MS) {
+    problems.push('  WEBHOOK_RETRY_MAX_MS: must be at least WEBHOOK_RETRY_BASE_MS');
   }
   if (!parsed.success || problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
@@ -236,6 +259,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
     subscriptionsPerConnection: e.SUBSCRIPTIONS_PER_CONNECTION,
     subscriptionsPerInstance: e.SUBSCRIPTIONS_PER_INSTANCE,
+    webhooks: {
+      allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      pollMs: e.WEBHOOK_POLL_MS,
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      retryMaxMs: e.WEBHOOK_RETRY_MAX_MS,
+      retryForSeconds: e.WEBHOOK_RETRY_FOR_SECONDS,
+      disableAfterSeconds: e.WEBHOOK_DISABLE_AFTER_SECONDS,
+      sweepMs: e.WEBHOOK_SWEEP_MS,
+    },
     metrics: { enabled: e.METRICS === 'on', port: e.METRICS_PORT },
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
   };

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createPublicClient, http } from 'viem';
-import { createApp, type App } from './app.ts';
+import { createApp, runDocument, type App } from './app.ts';
+import { restClaim, restOrder } from './rest/routes.ts';
+import { WebhookWorker, webhookHealth, type RenderEvent } from './webhooks/worker.ts';
 import { resolveEvmChains } from './chains/evm/chain-config.ts';
 import { EvmWatcher } from './chains/evm/watcher.ts';
 import type { Config } from './config.ts';
@@ -33,6 +35,8 @@ export interface RuntimeOptions {
 export interface Runtime {
   app: App;
   worker: RelayerWorker;
+  /** Webhook fan-out, delivery and the clock sweep; the server starts it. */
+  webhooks: WebhookWorker;
   chain: SimulatedChain;
   /** Claims on EVM chains with an RPC URL; undefined when none is configured. */
   evm: EvmClaimAdapter | undefined;
@@ -61,6 +65,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ? createMetrics({
         pool: db.poolStats,
         relayerQueueDepth: () => db.prisma.relayerClaim.count({ where: { status: { in: ['queued', 'submitted'] } } }),
+        webhookBacklog: async () => {
+          const health = await webhookHealth(db.prisma);
+          return { outbox: health.outbox_depth, pending: health.pending_deliveries };
+        },
         watcherLag: () => watchers.flatMap((w) => (w.lagBlocks === undefined ? [] : [{ chain: w.chain, blocks: w.lagBlocks }])),
       })
     : undefined;
@@ -123,9 +131,29 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     optionalChecks: redis ? { redis: () => redis.client.ping() } : undefined,
   });
 
+  // An event's data is the order (or claim) exactly as REST returns it, through the same documents.
+  const render: RenderEvent = async (event) => {
+    const run = runDocument(app, new Request('http://webhooks.internal/'));
+    if (event.type === 'order.status_changed') {
+      const order = restOrder((await run('order', { orderId: event.orderId })).data.order) as Record<string, unknown>;
+      return { ...order, status: event.status, previous_status: event.previousStatus };
+    }
+    const claim = restClaim((await run('claim', { orderId: event.orderId })).data.claim) as Record<string, unknown>;
+    return { ...claim, status: event.status };
+  };
+  const webhooks = new WebhookWorker({
+    prisma: db.prisma,
+    logger,
+    settings: config.webhooks,
+    render,
+    now,
+    onAttempt: metrics && ((endpoint, ok, latencyMs) => metrics.webhookAttempt(endpoint, ok, latencyMs)),
+  });
+
   return {
     app,
     worker,
+    webhooks,
     chain,
     evm,
     watchers,
@@ -135,7 +163,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     metrics,
     deps,
     async stop() {
-      await Promise.all([worker.stop(), ...watchers.map((w) => w.stop())]);
+      await Promise.all([worker.stop(), webhooks.stop(), ...watchers.map((w) => w.stop())]);
       chain.stop();
     },
   };

@@ -996,6 +996,8 @@ async function main(): Promise<void> {
     ? await openPostgres({
         url: config.databaseUrl,
         migrate: true,
+        // A long seed on a busy machine needs more than a request's 6 s: DATABASE_*_TIMEOUT_MS apply.
+        timeouts: config.database,
         onPoolError: (err) => process.stderr.write(`database pool error: ${err.message}\n`),
       })
     : await openPglite(config.dataDir);

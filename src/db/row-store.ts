@@ -1,6 +1,7 @@
 import type { ArgType, SqlQueryable } from '@prisma/driver-adapter-utils';
 import type { Intent, Order, Prisma, Quote } from '../generated/prisma/client.ts';
 import type { QueryListener } from './database.ts';
+import { newId } from '../webhooks/outbox.ts';
 import { INT, INTENT, ORDER, QUOTE, TEXT, TEXT_LIST, insertValues, qualified, readRow, type ModelColumns } from './model-columns.ts';
 
 /**
@@ -90,12 +91,16 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener): 
           INSERT INTO orders (${orderValues.columns})
           SELECT * FROM (VALUES ${orderValues.tuples[0]}) AS v WHERE EXISTS (SELECT FROM consumed)
           RETURNING ${ORDER.list}
+        ), announced AS (
+          -- The webhook outbox row, in the same statement: one commit (src/webhooks/outbox.ts).
+          INSERT INTO webhook_events (id, type, order_id, user_id, source_chain, dest_chain, status)
+          SELECT $${consumer + 2}, 'order.status_changed', id, user_id, source_chain, dest_chain, 'pending' FROM new_order
         )
         SELECT ${qualified(ORDER, 'o')}, ${qualified(INTENT, 's')}, ${qualified(INTENT, 'd')}
         FROM new_order o
         JOIN new_intents s ON s.swap_id = o.source_swap_id
         JOIN new_intents d ON d.swap_id = o.destination_swap_id`;
-      const args = [...intentValues.args, ...orderValues.args, order.id, order.quoteId];
+      const args = [...intentValues.args, ...orderValues.args, order.id, order.quoteId, newId('msg')];
       const [row] = await query(sql, args, allText(args));
       if (!row) return null;
       const sourceAt = ORDER.columns.length;

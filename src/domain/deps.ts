@@ -12,7 +12,7 @@ export interface DomainDeps {
   rows: RowStore;
   registry: Registry;
   prices: PriceSource;
-  config: Pick<Config, 'quoteTtlSeconds' | 'orderDeadlineSeconds' | 'statsCacheSeconds'>;
+  config: Pick<Config, 'quoteTtlSeconds' | 'orderDeadlineSeconds' | 'statsCacheSeconds' | 'webhooks'>;
   now: () => Date;
   /** Told of every committed order change, for live updates. */
   events: OrderEvents;

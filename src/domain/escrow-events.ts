@@ -3,7 +3,8 @@ import type { Intent, Prisma } from '../generated/prisma/client.ts';
 import type { DomainDeps } from './deps.ts';
 import { DomainError, badRequest, notFound } from './errors.ts';
 import { requireHex32, requireObject, requireString, requireTimestamp } from './input.ts';
-import { deriveStage, type EscrowFacts } from './status.ts';
+import { deriveStage, statusAt, type EscrowFacts } from './status.ts';
+import { orderStatusEvent } from '../webhooks/outbox.ts';
 
 /**
  * Escrow events from the chains (CONTRACT 4.3): a watcher, or the relayer's chain adapter, reports
@@ -171,14 +172,15 @@ export async function recordEscrowEvent(deps: DomainDeps, swapIdInput: string, b
     }
     const source = intent.side === 'source' ? updated : order.sourceIntent;
     const destination = intent.side === 'destination' ? updated : order.destinationIntent;
+    const stage = deriveStage(factsOf(source, order.deadlineAt), factsOf(destination, order.deadlineAt));
     await tx.order.update({
       where: { id: orderId },
-      data: {
-        stage: deriveStage(factsOf(source, order.deadlineAt), factsOf(destination, order.deadlineAt)),
-        completedAt: destination.claimTimestamp,
-        updatedAt: now,
-      },
+      data: { stage, completedAt: destination.claimTimestamp, updatedAt: now },
     });
+    // The webhook outbox row commits with the change, or neither does (src/webhooks/outbox.ts).
+    const before = statusAt(order, now);
+    const after = statusAt({ ...order, stage }, now);
+    if (after !== before) await tx.webhookEvent.create({ data: orderStatusEvent(order, after, before) });
     return { orderId, userId: order.userId, changed: true };
   });
 

@@ -1,3 +1,4 @@
+import { webhookHealth } from '../webhooks/worker.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { ChainAdapter } from '../relayer/chain-adapter.ts';
 import { envelope } from '../rest/http.ts';
@@ -39,7 +40,7 @@ export async function relayerHealth(relayer: {
   adapter: ChainAdapter;
   isRunning: () => boolean;
 }): Promise<Response> {
-  const [depth, oldest, chains] = await Promise.all([
+  const [depth, oldest, chains, webhooks] = await Promise.all([
     relayer.prisma.relayerClaim.count({ where: { status: { in: ['queued', 'submitted'] } } }),
     relayer.prisma.relayerClaim.findFirst({
       where: { status: 'queued' },
@@ -47,6 +48,8 @@ export async function relayerHealth(relayer: {
       select: { nextAttemptAt: true },
     }),
     relayer.adapter.health(),
+    // Webhook backlog, for operators: receivers being down never degrades the relayer's status.
+    webhookHealth(relayer.prisma),
   ]);
   const stuck = oldest !== null && relayer.now().getTime() - oldest.nextAttemptAt.getTime() > STALE_MS;
   const ok = relayer.isRunning() && !stuck && Object.values(chains).every((c) => c.ok);
@@ -55,6 +58,7 @@ export async function relayerHealth(relayer: {
     worker: relayer.isRunning() ? 'running' : 'stopped',
     queue_depth: depth,
     chains,
+    webhooks,
   };
   return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json; charset=utf-8' } });
 }

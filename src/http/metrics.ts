@@ -21,6 +21,8 @@ export interface MetricSources {
   relayerQueueDepth: () => Promise<number>;
   /** Blocks between each watched chain's head and the watcher's cursor; only chains this instance leads. */
   watcherLag: () => { chain: string; blocks: number }[];
+  /** Webhook events not yet fanned out, and deliveries not yet delivered or given up (all instances). */
+  webhookBacklog?: () => Promise<{ outbox: number; pending: number }>;
 }
 
 export interface Metrics {
@@ -31,6 +33,8 @@ export interface Metrics {
   statsCache(result: 'hit' | 'miss'): void;
   /** Optional work Redis failed (README, Hardening): a PUBLISH for other instances, a stats cache read or write. */
   redisFailure(kind: RedisFailure): void;
+  /** One webhook attempt by this instance: its endpoint, whether a 2xx came back, and how long it took. */
+  webhookAttempt(endpoint: string, ok: boolean, latencyMs: number): void;
   /** Yoga plugins: HTTP latency per route, GraphQL per operation, errors by code, open subscriptions. */
   plugins(options: { graphqlEndpoint: string; servePath: string | undefined }): Plugin[];
 }
@@ -115,6 +119,31 @@ export function createMetrics(sources: MetricSources): Metrics {
       for (const { chain, blocks } of sources.watcherLag()) this.set({ chain }, blocks);
     },
   });
+  const webhookLatency = new Histogram({
+    name: 'orderbook_webhook_delivery_duration_seconds',
+    help: 'Webhook attempts by this instance, by endpoint id and result (success: a 2xx; failure: anything else); _count is the attempt count.',
+    labelNames: ['endpoint', 'result'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  if (sources.webhookBacklog) {
+    const backlog = sources.webhookBacklog;
+    new Gauge({
+      name: 'orderbook_webhook_backlog',
+      help: 'Webhook work waiting, by stage: outbox (events not yet fanned out), pending (deliveries not yet delivered or given up).',
+      labelNames: ['stage'] as const,
+      registers: [registry],
+      async collect() {
+        try {
+          const { outbox, pending } = await backlog();
+          this.set({ stage: 'outbox' }, outbox);
+          this.set({ stage: 'pending' }, pending);
+        } catch {
+          this.reset();
+        }
+      },
+    });
+  }
   if (sources.pool) {
     const pool = sources.pool;
     new Gauge({
@@ -146,6 +175,7 @@ export function createMetrics(sources: MetricSources): Metrics {
     claimOutcome: (outcome) => claims.inc({ outcome }),
     statsCache: (result) => statsCache.inc({ result }),
     redisFailure: (kind) => redisFailures.inc({ kind }),
+    webhookAttempt: (endpoint, ok, latencyMs) => webhookLatency.observe({ endpoint, result: ok ? 'success' : 'failure' }, latencyMs / 1000),
     plugins({ graphqlEndpoint, servePath }) {
       const started = new WeakMap<Request, number>();
       const http: Plugin = {

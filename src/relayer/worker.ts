@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import { claimEvent } from '../webhooks/outbox.ts';
 import { TransientChainError, type ChainAdapter } from './chain-adapter.ts';
 
 export interface RelayerWorkerOptions {
@@ -109,10 +110,7 @@ export class RelayerWorker {
     const log = logger.child({ orderId: claim.order_id, chain: claim.chain, attempt: claim.attempts });
     // Every write of the outcome releases the lease, and happens only while this worker still holds it.
     const settle = async (data: Prisma.RelayerClaimUpdateManyMutationInput) => {
-      const { count } = await prisma.relayerClaim.updateMany({
-        where: { orderId: claim.order_id, leaseToken: claim.lease_token },
-        data: { ...data, leaseUntil: null, leaseToken: null },
-      });
+      const count = await settleClaim(prisma, { orderId: claim.order_id, leaseToken: claim.lease_token }, { ...data, leaseUntil: null, leaseToken: null });
       if (count === 0) log.warn('lease lost while submitting; another instance took the claim over, outcome not recorded');
       return count === 1;
     };
@@ -166,13 +164,32 @@ export class RelayerWorker {
       }
       if (!outcome) continue;
       // Conditional: of two instances confirming together, one moves it.
-      const { count } = await prisma.relayerClaim.updateMany({
-        where: { orderId: claim.orderId, status: 'submitted' },
-        data: { status: outcome.status, lastError: outcome.lastError ?? null },
-      });
+      const count = await settleClaim(prisma, { orderId: claim.orderId, status: 'submitted' }, { status: outcome.status, lastError: outcome.lastError ?? null });
       moved += count;
       if (count > 0) this.options.onOutcome?.(outcome.status);
     }
     return moved;
   }
+}
+
+/**
+ * The conditional update of a claim; when it moves the claim to an outcome, the webhook outbox row
+ * (claim.confirmed / claim.failed) commits with it (src/webhooks/outbox.ts).
+ */
+async function settleClaim(
+  prisma: PrismaClient,
+  where: Prisma.RelayerClaimWhereInput & { orderId: string },
+  data: Prisma.RelayerClaimUpdateManyMutationInput,
+): Promise<number> {
+  return prisma.$transaction(async (tx) => {
+    const { count } = await tx.relayerClaim.updateMany({ where, data });
+    if (count === 1 && (data.status === 'confirmed' || data.status === 'failed')) {
+      const order = await tx.order.findUniqueOrThrow({
+        where: { id: where.orderId },
+        select: { id: true, userId: true, sourceChain: true, destChain: true },
+      });
+      await tx.webhookEvent.create({ data: claimEvent(order, data.status) });
+    }
+    return count;
+  });
 }

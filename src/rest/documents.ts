@@ -55,7 +55,46 @@ const CLAIM_FIELDS = /* GraphQL */ `
     created_at: createdAt updated_at: updatedAt
   }`;
 
+const WEBHOOK_FIELDS = /* GraphQL */ `
+  fragment WebhookFields on WebhookEndpoint {
+    id url events users chains enabled disabled_at: disabledAt disabled_reason: disabledReason
+    failing_since: failingSince previous_secret_expires_at: previousSecretExpiresAt created_at: createdAt
+  }`;
+
+const DELIVERY_FIELDS = /* GraphQL */ `
+  fragment DeliveryFields on WebhookDelivery {
+    id event_id: eventId event_type: eventType order_id: orderId state attempts next_attempt_at: nextAttemptAt
+    last_status: lastStatus last_error: lastError created_at: createdAt delivered_at: deliveredAt
+    attempt_log: attemptLog {
+      attempt started_at: startedAt status_code: statusCode latency_ms: latencyMs error response
+    }
+  }`;
+
 const source = {
+  createWebhookEndpoint: /* GraphQL */ `
+    mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) {
+      createWebhookEndpoint(input: $input) { secret endpoint { ...WebhookFields } }
+    }
+    ${WEBHOOK_FIELDS}`,
+  webhookEndpoints: /* GraphQL */ `
+    query WebhookEndpoints { webhookEndpoints { ...WebhookFields } }
+    ${WEBHOOK_FIELDS}`,
+  deleteWebhookEndpoint: /* GraphQL */ `
+    mutation DeleteWebhookEndpoint($id: String!) { deleteWebhookEndpoint(id: $id) { ...WebhookFields } }
+    ${WEBHOOK_FIELDS}`,
+  rotateWebhookSecret: /* GraphQL */ `
+    mutation RotateWebhookSecret($input: RotateWebhookSecretInput!) {
+      rotateWebhookSecret(input: $input) { secret endpoint { ...WebhookFields } }
+    }
+    ${WEBHOOK_FIELDS}`,
+  webhookDeliveries: /* GraphQL */ `
+    query WebhookDeliveries($endpointId: String!, $limit: Int) {
+      webhookDeliveries(endpointId: $endpointId, limit: $limit) { ...DeliveryFields }
+    }
+    ${DELIVERY_FIELDS}`,
+  redeliverWebhook: /* GraphQL */ `
+    mutation RedeliverWebhook($input: RedeliverWebhookInput!) { redeliverWebhook(input: $input) { ...DeliveryFields } }
+    ${DELIVERY_FIELDS}`,
   recordEscrowEvent: /* GraphQL */ `
     mutation RecordEscrowEvent($input: RecordEscrowEventInput!) {
       recordEscrowEvent(input: $input) { ...OrderFields }
@@ -85,6 +124,14 @@ const source = {
       ordersByUser(userId: $userId, page: $page, limit: $limit) { ...PageFields }
     }
     ${PAGE_FIELDS}`,
+  ordersExport: /* GraphQL */ `
+    query OrdersExport($first: Int!, $after: String, $filter: OrderFilter, $userId: String) {
+      ordersConnection(first: $first, after: $after, filter: $filter, userId: $userId) {
+        pageInfo { hasNextPage endCursor }
+        edges { node { ...OrderFields } }
+      }
+    }
+    ${ORDER_FIELDS}`,
   stats: /* GraphQL */ `
     query Stats {
       stats {

@@ -10,6 +10,7 @@ import {
   isScalarType,
   typeFromAST,
   type FragmentDefinitionNode,
+  type GraphQLInputObjectType,
   type GraphQLInputType,
   type GraphQLObjectType,
   type GraphQLOutputType,
@@ -19,6 +20,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { documents, type DocumentName } from './documents.ts';
+import { EXPORT_FORMATS } from './export.ts';
 import type { Route } from './routes.ts';
 
 /**
@@ -31,7 +33,7 @@ import type { Route } from './routes.ts';
 export interface RouteDoc {
   summary: string;
   description?: string;
-  tag: 'Orders' | 'Quotes' | 'Statistics' | 'Ingestion' | 'Relayer' | 'Registry';
+  tag: 'Orders' | 'Quotes' | 'Statistics' | 'Ingestion' | 'Relayer' | 'Registry' | 'Webhooks';
   /** The fixed document the route runs (src/rest/documents.ts). */
   document: DocumentName;
   /** Where the route's answer is in the document's data. */
@@ -42,6 +44,12 @@ export interface RouteDoc {
   errors: (400 | 401 | 404 | 409 | 410 | 422)[];
   /** A request body that works against the shipped registry. */
   example?: Record<string, unknown>;
+  /** Path parameters that fill a differently named variable or input field (`id` -> `endpointId`). */
+  pathVariables?: Record<string, string>;
+  /** The answer is the result with this field's properties spread into it (`{ ...endpoint, secret }`). */
+  merge?: string;
+  /** A streamed export: the body is text in one of these media types, one order per line or row. */
+  stream?: Record<string, string>;
 }
 
 type JsonSchema = Record<string, unknown>;
@@ -182,6 +190,23 @@ function operationOf(name: DocumentName) {
   return { operation: operation!, fragments };
 }
 
+/** A filter input as query parameters, one per field; a list is one value or a comma-separated list. */
+function filterParameters(type: GraphQLInputObjectType): JsonSchema[] {
+  return Object.values(type.getFields()).map((field) => {
+    const named = getNamedType(field.type);
+    const list = isListType(getNullableType(field.type));
+    return {
+      name: snakeCase(field.name),
+      in: 'query',
+      required: false,
+      description: list ? `${field.description ?? ''} One value or a comma-separated list.`.trim() : field.description,
+      schema: list
+        ? { type: 'string', ...(isEnumType(named) ? { examples: [enumSchema(named.getValues()).enum.slice(0, 2).join(',')] } : {}) }
+        : inputSchema(getNullableType(field.type) as GraphQLInputType),
+    };
+  });
+}
+
 /** `/orders/:orderId` -> `/orders/{order_id}`. */
 export const openApiPath = (path: string) => path.replace(/:(\w+)/g, (_, name: string) => `{${snakeCase(name)}}`);
 
@@ -209,38 +234,51 @@ function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema {
   // A route answers 404 rather than null: the result itself is never null.
   const result = withDescription(selectionSchema(getNullableType(resultType) as GraphQLOutputType, resultSelection, fragments), description);
   // `replayed` is read by the route (200 or 201), not returned.
+  if (doc.merge) {
+    const properties = { ...(result.properties as Record<string, JsonSchema>) };
+    const inner = properties[doc.merge]!;
+    delete properties[doc.merge];
+    Object.assign(properties, inner.properties);
+    Object.assign(result, { properties, required: Object.keys(properties) });
+  }
 
   const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
-  const parameters: JsonSchema[] = [];
+  const bound = pathParams.map((name) => doc.pathVariables?.[name] ?? name);
+  const inputArg = rootField.args.find((a) => a.name === 'input');
+  const inputFields = inputArg && isInputObjectType(getNamedType(inputArg.type)) ? (getNamedType(inputArg.type) as GraphQLInputObjectType).getFields() : {};
+  const parameters: JsonSchema[] = pathParams.map((name, i) => ({
+    name: snakeCase(name),
+    in: 'path',
+    required: true,
+    description: rootField.args.find((a) => a.name === bound[i])?.description ?? inputFields[bound[i]!]?.description ?? `The ${name}.`,
+    schema: { type: 'string' },
+  }));
   let requestBody: JsonSchema | undefined;
-  for (const variable of operation.variableDefinitions ?? []) {
+  if (doc.stream) {
+    parameters.push({
+      name: 'format',
+      in: 'query',
+      required: false,
+      description: 'csv (the default) or ndjson.',
+      schema: { type: 'string', enum: [...EXPORT_FORMATS] },
+    });
+    parameters.push(...filterParameters(schema.getType('OrderFilter') as GraphQLInputObjectType));
+  }
+  for (const variable of doc.stream ? [] : (operation.variableDefinitions ?? [])) {
     const name = variable.variable.name.value;
     const arg = rootField.args.find((a) => a.name === name);
     const type = getNullableType(typeFromAST(schema, variable.type as NamedTypeNode) as GraphQLInputType);
-    if (pathParams.includes(name)) {
-      parameters.push({ name: snakeCase(name), in: 'path', required: true, description: arg?.description, schema: { type: 'string' } });
-    } else if (name === 'input' && isInputObjectType(type)) {
-      const body = inputSchema(type, pathParams);
+    if (bound.includes(name)) continue;
+    if (name === 'input' && isInputObjectType(type)) {
+      if (!route.body) continue;
+      const body = inputSchema(type, bound);
       requestBody = {
         required: true,
         description: arg?.description ?? undefined,
         content: { 'application/json': { schema: { ...body, description: type.description }, ...(doc.example ? { example: doc.example } : {}) } },
       };
     } else if (isInputObjectType(type)) {
-      // A filter: one query parameter per field; lists are comma-separated.
-      for (const field of Object.values(type.getFields())) {
-        const named = getNamedType(field.type);
-        const list = isListType(getNullableType(field.type));
-        parameters.push({
-          name: snakeCase(field.name),
-          in: 'query',
-          required: false,
-          description: list ? `${field.description ?? ''} One value or a comma-separated list.`.trim() : field.description,
-          schema: list
-            ? { type: 'string', ...(isEnumType(named) ? { examples: [enumSchema(named.getValues()).enum.slice(0, 2).join(',')] } : {}) }
-            : inputSchema(getNullableType(field.type) as GraphQLInputType),
-        });
-      }
+      parameters.push(...filterParameters(type));
     } else {
       parameters.push({
         name: snakeCase(name),
@@ -260,6 +298,15 @@ function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema {
       ...(route.path === '/stats' ? { headers: { 'Cache-Control': { description: 'public, max-age=<seconds left in the cache>', schema: { type: 'string' } } } } : {}),
       content: { 'application/json': { schema: envelope(result) } },
     };
+  }
+  if (doc.stream) {
+    for (const [status, text] of Object.entries(doc.responses)) {
+      responses[status] = {
+        description: text,
+        headers: { 'Content-Disposition': { description: 'attachment; filename="…"', schema: { type: 'string' } } },
+        content: Object.fromEntries(Object.entries(doc.stream).map(([type, description]) => [type, { schema: { type: 'string', description } }])),
+      };
+    }
   }
   const errors = new Set<number>([...doc.errors, 429, 500, 503]);
   if (route.body) {

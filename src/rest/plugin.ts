@@ -56,7 +56,7 @@ async function handle(options: RestOptions, request: Request, url: URL): Promise
       { params: match.params!, query: url.searchParams, body, registry: options.registry, now: options.now() },
       options.run(request),
     );
-    return envelope(result.status, result.result, result.headers);
+    return result.response ?? envelope(result.status, result.result, result.headers);
   } catch (error) {
     if (error instanceof DomainError) return errorEnvelope(error, retryAfter(error));
     if (isDatabaseUnavailable(error)) {

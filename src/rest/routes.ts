@@ -6,6 +6,9 @@ import { parseQuoteRequest } from '../domain/quotes.ts';
 import type { Registry } from '../domain/registry/registry.ts';
 import type { DocumentName } from './documents.ts';
 import type { RouteDoc } from './openapi.ts';
+import { badRequest } from '../domain/errors.ts';
+import { CreateWebhookSchema } from '../webhooks/endpoints.ts';
+import { exportResponse, parseExportFormat } from './export.ts';
 
 /**
  * The REST compatibility layer: each route turns a request into the variables of one fixed GraphQL
@@ -25,6 +28,8 @@ export interface RouteResult {
   status: number;
   result: unknown;
   headers?: Record<string, string>;
+  /** An answer outside the envelope (an export's CSV or NDJSON stream), sent as it is. */
+  response?: Response;
 }
 
 /** Runs a fixed document and returns its data; a GraphQL error is thrown as a DomainError. */
@@ -34,7 +39,7 @@ export type RunDocument = (
 ) => Promise<{ data: Record<string, unknown>; cacheMaxAgeSecs?: number }>;
 
 export interface Route {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   /** True when the handler needs the parsed JSON body. */
   body?: boolean;
@@ -46,6 +51,7 @@ export interface Route {
 }
 
 const ok = (result: unknown, status = 200): RouteResult => ({ status, result });
+const streamed = (response: Response): RouteResult => ({ status: response.status, result: undefined, response });
 
 /** REST query parameters (snake_case) to the GraphQL OrderFilter; validated by the domain first. */
 function orderFilter(input: RouteInput) {
@@ -73,13 +79,23 @@ function pagination(query: URLSearchParams) {
   return parsePagination({ page: query.get('page') ?? undefined, limit: query.get('limit') ?? undefined });
 }
 
+/**
+ * POST /webhooks' body to the GraphQL input; checked here first with the domain's schema so a bad
+ * field is named as the client sent it.
+ */
+function webhookInput(body: Record<string, unknown>) {
+  const parsed = CreateWebhookSchema.safeParse(body);
+  if (!parsed.success) throw badRequest(parsed.error.issues[0]!.message);
+  return parsed.data;
+}
+
 /** GraphQL enum values are UPPER_CASE; REST speaks the contract's lowercase statuses. */
-function restOrder(order: unknown): unknown {
+export function restOrder(order: unknown): unknown {
   const o = order as { status?: string } | null;
   return o && typeof o.status === 'string' ? { ...o, status: o.status.toLowerCase() } : o;
 }
 
-function restClaim(claim: unknown): unknown {
+export function restClaim(claim: unknown): unknown {
   const c = claim as { status: string };
   return { ...c, status: c.status.toLowerCase() };
 }
@@ -160,6 +176,45 @@ export const routes: Route[] = [
     async handle(input, run) {
       const { data } = await run('ordersByUser', { userId: parseUserId(input.params.userId), ...pagination(input.query) });
       return ok(restPage(data.ordersByUser));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/orders/export',
+    doc: {
+      summary: 'Export orders (CSV or NDJSON)',
+      description: 'The whole filtered list, newest first, streamed; `format` is csv or ndjson. Same filters as GET /orders.',
+      tag: 'Orders',
+      document: 'order',
+      result: ['order'],
+      responses: { 200: 'The orders, streamed.' },
+      errors: [400],
+      stream: { 'text/csv': 'A header row, then one row per order.', 'application/x-ndjson': 'One JSON order per line, as GET /orders/{order_id} gives it.' },
+    },
+    async handle(input, run) {
+      const format = parseExportFormat(input.query.get('format'));
+      const variables = { filter: orderFilter(input) };
+      return streamed(await exportResponse({ format, variables, scope: 'all', now: input.now, run, toRest: restOrder }));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/orders/user/:userId/export',
+    doc: {
+      summary: "Export a user's orders (CSV or NDJSON)",
+      description: "All of the user's orders, newest first, streamed; `format` is csv or ndjson.",
+      tag: 'Orders',
+      document: 'order',
+      result: ['order'],
+      responses: { 200: 'The orders, streamed.' },
+      errors: [400],
+      stream: { 'text/csv': 'A header row, then one row per order.', 'application/x-ndjson': 'One JSON order per line, as GET /orders/{order_id} gives it.' },
+    },
+    async handle(input, run) {
+      const format = parseExportFormat(input.query.get('format'));
+      const userId = parseUserId(input.params.userId);
+      const variables = { userId, filter: orderFilter(input) };
+      return streamed(await exportResponse({ format, variables, scope: userId, now: input.now, run, toRest: restOrder }));
     },
   },
   {
@@ -315,6 +370,123 @@ export const routes: Route[] = [
     async handle(input, run) {
       const { data } = await run('claim', { orderId: input.params.orderId });
       return ok(restClaim(data.claim));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/webhooks',
+    body: true,
+    doc: {
+      summary: 'Register a webhook endpoint',
+      description: 'Needs an API key; the endpoint belongs to that key. The signing secret is returned once, here.',
+      tag: 'Webhooks',
+      document: 'createWebhookEndpoint',
+      result: ['createWebhookEndpoint'],
+      merge: 'endpoint',
+      responses: { 201: 'The endpoint and its signing secret.' },
+      errors: [400, 401],
+      example: { url: 'https://hooks.example.com/orderbook', events: ['order.updated'] },
+    },
+    write: true,
+    async handle(input, run) {
+      const body = (input.body ?? {}) as Record<string, unknown>;
+      const { data } = await run('createWebhookEndpoint', { input: webhookInput(body) });
+      const created = data.createWebhookEndpoint as { secret: string; endpoint: Record<string, unknown> };
+      return ok({ ...created.endpoint, secret: created.secret }, 201);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/webhooks',
+    write: true,
+    doc: {
+      summary: "The API key's webhook endpoints",
+      tag: 'Webhooks',
+      document: 'webhookEndpoints',
+      result: ['webhookEndpoints'],
+      responses: { 200: 'Every endpoint of the key.' },
+      errors: [401],
+    },
+    async handle(_input, run) {
+      return ok((await run('webhookEndpoints', {})).data.webhookEndpoints);
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/webhooks/:id',
+    doc: {
+      summary: 'Delete a webhook endpoint',
+      tag: 'Webhooks',
+      document: 'deleteWebhookEndpoint',
+      result: ['deleteWebhookEndpoint'],
+      responses: { 200: 'The deleted endpoint.' },
+      errors: [401, 404],
+    },
+    write: true,
+    async handle(input, run) {
+      return ok((await run('deleteWebhookEndpoint', { id: input.params.id })).data.deleteWebhookEndpoint);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/:id/rotate-secret',
+    doc: {
+      summary: "Rotate a webhook endpoint's signing secret",
+      description: 'The old secret keeps signing beside the new one for grace_seconds.',
+      tag: 'Webhooks',
+      document: 'rotateWebhookSecret',
+      result: ['rotateWebhookSecret'],
+      merge: 'endpoint',
+      responses: { 200: 'The endpoint and its new secret.' },
+      errors: [400, 401, 404],
+      example: { grace_seconds: 3600 },
+    },
+    body: true,
+    write: true,
+    async handle(input, run) {
+      const grace = (input.body as Record<string, unknown> | null)?.grace_seconds;
+      if (grace !== undefined && !Number.isInteger(grace)) throw badRequest('grace_seconds must be an integer from 0 to 604800 (7 days)');
+      const { data } = await run('rotateWebhookSecret', { input: { id: input.params.id, graceSeconds: grace } });
+      const rotated = data.rotateWebhookSecret as { secret: string; endpoint: Record<string, unknown> };
+      return ok({ ...rotated.endpoint, secret: rotated.secret });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/webhooks/:id/deliveries',
+    doc: {
+      summary: "A webhook endpoint's recent deliveries",
+      tag: 'Webhooks',
+      document: 'webhookDeliveries',
+      result: ['webhookDeliveries'],
+      pathVariables: { id: 'endpointId' },
+      responses: { 200: 'Deliveries, newest first.' },
+      errors: [400, 401, 404],
+    },
+    write: true,
+    async handle(input, run) {
+      const raw = input.query.get('limit');
+      const limit = raw === null ? undefined : /^\d{1,3}$/.test(raw) ? Number(raw) : -1;
+      if (limit === -1) throw badRequest('limit must be an integer from 1 to 100');
+      return ok((await run('webhookDeliveries', { endpointId: input.params.id, limit })).data.webhookDeliveries);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/:id/deliveries/:deliveryId/redeliver',
+    doc: {
+      summary: 'Deliver an event again',
+      tag: 'Webhooks',
+      document: 'redeliverWebhook',
+      result: ['redeliverWebhook'],
+      pathVariables: { id: 'endpointId' },
+      responses: { 202: 'The delivery, queued again.' },
+      errors: [401, 404, 409],
+    },
+    write: true,
+    async handle(input, run) {
+      const { data } = await run('redeliverWebhook', { input: { endpointId: input.params.id, deliveryId: input.params.deliveryId } });
+      return ok(data.redeliverWebhook, 202);
     },
   },
   {

@@ -12,6 +12,8 @@ export interface GraphQLContext extends DomainDeps {
   isWatcher: boolean;
   /** Writes are open (no API_KEYS) or the request carried one of the keys. */
   canWrite: boolean;
+  /** Who owns the webhook endpoints this request may see (src/webhooks/endpoints.ts); undefined = no valid key. */
+  webhookOwner: string | undefined;
   /** Set by resolvers whose result is cacheable (stats); read by the REST layer for Cache-Control. */
   cacheMaxAgeSecs?: number;
 }

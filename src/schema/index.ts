@@ -7,6 +7,7 @@ import './registry.ts';
 import './relayer.ts';
 import './stats.ts';
 import './subscriptions.ts';
+import './webhooks.ts';
 
 export const schema: GraphQLSchema = builder.toSchema();
 

@@ -1,0 +1,273 @@
+import type { Logger } from 'pino';
+import { Webhook } from 'standardwebhooks';
+import type { Config } from '../config.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import { postWebhook, type SendResult } from './target.ts';
+
+/** Renders an event's `data`: the order or the claim as REST returns it. */
+export type RenderEvent = (event: { type: string; orderId: string; status: string; previousStatus: string | null }) => Promise<unknown>;
+
+export interface WebhookWorkerOptions {
+  prisma: PrismaClient;
+  logger: Logger;
+  settings: Config['webhooks'];
+  render: RenderEvent;
+  /** The clock of the status rule (the sweep decides `expired` and `refunding` with it). */
+  now: () => Date;
+  /** Each attempt this instance made (for the metrics). */
+  onAttempt?: (endpointId: string, ok: boolean, latencyMs: number) => void;
+  /** Deliveries sent at once by one instance. */
+  batch?: number;
+}
+
+interface LeasedDelivery {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  attempts: number;
+  lease_token: string;
+  /** Seconds since the delivery was created, by the database clock. */
+  age_secs: number;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  type: string;
+  data: unknown;
+  created_at: Date;
+}
+
+/**
+ * Delivers the outbox (src/webhooks/outbox.ts) with Standard Webhooks signatures.
+ *
+ * - Fan-out: an event becomes one delivery per endpoint that wants it, its `data` rendered once, in
+ *   one statement; an order's events are fanned out in their order.
+ * - Sending: a delivery is leased (database clock, token-fenced, like src/relayer/worker.ts), so one
+ *   instance sends each attempt; only when no earlier delivery of the same order to the same endpoint
+ *   is pending, so each endpoint hears about an order in order.
+ * - Retries: exponential backoff with jitter, for WEBHOOK_RETRY_FOR_SECONDS; an endpoint whose every
+ *   attempt failed for WEBHOOK_DISABLE_AFTER_SECONDS is disabled, with its reason.
+ * - The clock sweep writes the events of clock-driven changes (`expired`, time-based `refunding`).
+ */
+export class WebhookWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private lastSweep = 0;
+
+  constructor(private readonly options: WebhookWorkerOptions) {}
+
+  get isRunning(): boolean {
+    return !this.stopped;
+  }
+
+  start(): void {
+    this.stopped = false;
+    const loop = async () => {
+      if (this.stopped) return;
+      this.running = this.tick()
+        .then(() => undefined)
+        .catch((err: unknown) => this.options.logger.warn({ err }, 'webhook tick failed'));
+      await this.running;
+      if (!this.stopped) this.timer = setTimeout(loop, this.options.settings.pollMs);
+    };
+    this.timer = setTimeout(loop, 0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One round: sweep (when due), fan out, send what is due. Returns the attempts made. */
+  async tick(): Promise<number> {
+    if (Date.now() - this.lastSweep >= this.options.settings.sweepMs) {
+      this.lastSweep = Date.now();
+      await this.sweep();
+    }
+    while ((await this.fanOut()) > 0) {
+      // until the outbox is empty
+    }
+    let sent = 0;
+    for (;;) {
+      const leased = await this.lease();
+      if (leased.length === 0) return sent;
+      await Promise.all(leased.map((delivery) => this.send(delivery)));
+      sent += leased.length;
+    }
+  }
+
+  /** Fans out up to 50 events; returns how many it took. */
+  async fanOut(): Promise<number> {
+    const { prisma, render } = this.options;
+    const events = await prisma.$queryRaw<
+      { id: string; type: string; order_id: string; status: string; previous_status: string | null; wanted: boolean }[]
+    >`
+      SELECT e.id, e.type, e.order_id, e.status, e.previous_status,
+        EXISTS (SELECT 1 FROM webhook_endpoints ep WHERE ep.disabled_at IS NULL AND e.type = ANY(ep.events)) AS wanted
+      FROM webhook_events e
+      WHERE e.fanned_out_at IS NULL
+        AND NOT EXISTS (SELECT 1 FROM webhook_events p WHERE p.order_id = e.order_id AND p.seq < e.seq AND p.fanned_out_at IS NULL)
+      ORDER BY e.seq LIMIT 50`;
+    let taken = 0;
+    for (const event of events) {
+      // Rendered outside any transaction (PGlite has one connection); two instances may both
+      // render, the conditional update below lets one of them fan out.
+      const data = event.wanted
+        ? await render({ type: event.type, orderId: event.order_id, status: event.status, previousStatus: event.previous_status })
+        : null;
+      const json = data === null ? null : JSON.stringify(data);
+      taken += await prisma.$executeRaw`
+        WITH e AS (
+          UPDATE webhook_events SET data = ${json}::jsonb, fanned_out_at = clock_timestamp()
+          WHERE id = ${event.id} AND fanned_out_at IS NULL
+          RETURNING id, seq, type, order_id, user_id, source_chain, dest_chain
+        )
+        INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_seq, order_id)
+        SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ep.id, e.id, e.seq, e.order_id
+        FROM e JOIN webhook_endpoints ep ON ep.disabled_at IS NULL AND e.type = ANY(ep.events)
+          AND (cardinality(ep.filter_users) = 0 OR e.user_id = ANY(ep.filter_users))
+          AND (cardinality(ep.filter_chains) = 0 OR e.source_chain = ANY(ep.filter_chains) OR e.dest_chain = ANY(ep.filter_chains))`;
+    }
+    return events.length === 0 ? 0 : Math.max(taken, 1);
+  }
+
+  /** The clock's own changes since the last sweep, as events: one sweeper at a time (row lock). */
+  async sweep(): Promise<number> {
+    const now = this.options.now();
+    return this.options.prisma.$transaction(async (tx) => {
+      const [mark] = await tx.$queryRaw<{ swept_until: Date }[]>`
+        SELECT swept_until FROM webhook_sweeps WHERE name = 'clock' FOR UPDATE`;
+      if (!mark) {
+        // The first sweep starts now: orders that turned before webhooks existed are not announced.
+        await tx.$executeRaw`INSERT INTO webhook_sweeps (name, swept_until) VALUES ('clock', ${now}) ON CONFLICT DO NOTHING`;
+        return 0;
+      }
+      const from = mark.swept_until;
+      if (now <= from) return 0;
+      const written = await tx.$executeRaw`
+        INSERT INTO webhook_events (id, type, order_id, user_id, source_chain, dest_chain, status, previous_status)
+        SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), 'order.status_changed', id, user_id, source_chain, dest_chain, status, previous
+        FROM (
+          SELECT id, user_id, source_chain, dest_chain, 'expired' AS status, 'pending' AS previous, deadline_at AS at
+          FROM orders WHERE stage = 'pending' AND deadline_at > ${from} AND deadline_at <= ${now}
+          UNION ALL
+          SELECT id, user_id, source_chain, dest_chain, 'refunding', stage::text, dest_expires_at
+          FROM orders WHERE stage IN ('source_created', 'destination_created') AND dest_expires_at > ${from} AND dest_expires_at <= ${now}
+        ) turned ORDER BY at, id`;
+      await tx.$executeRaw`UPDATE webhook_sweeps SET swept_until = ${now} WHERE name = 'clock'`;
+      return written;
+    });
+  }
+
+  private lease(): Promise<LeasedDelivery[]> {
+    const leaseSecs = (this.options.settings.timeoutMs + 30_000) / 1000;
+    return this.options.prisma.$queryRaw<LeasedDelivery[]>`
+      WITH leased AS (
+        UPDATE webhook_deliveries d
+        SET lease_until = clock_timestamp() + make_interval(secs => ${leaseSecs}::double precision),
+            lease_token = gen_random_uuid(), attempts = attempts + 1
+        WHERE d.id IN (
+          SELECT c.id FROM webhook_deliveries c
+          JOIN webhook_endpoints ep ON ep.id = c.endpoint_id AND ep.disabled_at IS NULL
+          WHERE c.state = 'pending' AND c.next_attempt_at <= clock_timestamp()
+            AND (c.lease_until IS NULL OR c.lease_until < clock_timestamp())
+            AND NOT EXISTS (
+              SELECT 1 FROM webhook_deliveries p
+              WHERE p.endpoint_id = c.endpoint_id AND p.order_id = c.order_id AND p.event_seq < c.event_seq AND p.state = 'pending')
+          ORDER BY c.next_attempt_at, c.event_seq
+          LIMIT ${this.options.batch ?? 20}
+          FOR UPDATE OF c SKIP LOCKED)
+        RETURNING d.id, d.endpoint_id, d.event_id, d.attempts, d.lease_token::text AS lease_token,
+          extract(epoch FROM clock_timestamp() - d.created_at)::float8 AS age_secs
+      )
+      SELECT leased.*, ep.url, ep.secret,
+        CASE WHEN ep.previous_secret_until > clock_timestamp() THEN ep.previous_secret END AS previous_secret,
+        e.type, e.data, e.created_at
+      FROM leased JOIN webhook_endpoints ep ON ep.id = leased.endpoint_id JOIN webhook_events e ON e.id = leased.event_id`;
+  }
+
+  private async send(delivery: LeasedDelivery): Promise<void> {
+    const { settings, logger } = this.options;
+    const body = JSON.stringify({ type: delivery.type, timestamp: wholeSeconds(delivery.created_at), data: delivery.data });
+    const sentAt = new Date();
+    // Signed with the current secret, and during a rotation's grace period also with the previous one.
+    const signatures = [delivery.secret, delivery.previous_secret]
+      .filter((s): s is string => s !== null)
+      .map((secret) => new Webhook(secret).sign(delivery.event_id, sentAt, body));
+    const headers = {
+      'webhook-id': delivery.event_id,
+      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+      'webhook-signature': signatures.join(' '),
+    };
+    const result = await postWebhook(delivery.url, body, headers, { timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivateTargets });
+    const ok = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
+    const recorded = await this.settle(delivery, sentAt, result, ok);
+    this.options.onAttempt?.(delivery.endpoint_id, ok, result.latencyMs);
+    const log = logger.child({ delivery: delivery.id, endpoint: delivery.endpoint_id, attempt: delivery.attempts });
+    if (!recorded) log.warn('webhook lease lost while sending; another instance took the delivery over');
+    else if (!ok) log.info({ status: result.statusCode, error: result.error, latencyMs: result.latencyMs }, 'webhook attempt failed');
+  }
+
+  /** Records the attempt and its outcome, only while this worker still holds the lease. */
+  private async settle(delivery: LeasedDelivery, sentAt: Date, result: SendResult, ok: boolean): Promise<boolean> {
+    const { prisma, settings } = this.options;
+    const giveUp = !ok && delivery.age_secs >= settings.retryForSeconds;
+    const delayMs = ok || giveUp ? 0 : retryDelayMs(delivery.attempts, settings);
+    // The last retry lands at the end of the retry window, not past it.
+    const untilEnd = Math.max(0, settings.retryForSeconds * 1000 - delivery.age_secs * 1000);
+    const nextInMs = Math.min(delayMs, untilEnd);
+    const state = ok ? 'delivered' : giveUp ? 'failed' : 'pending';
+    const error = result.error ?? (ok ? null : `HTTP ${result.statusCode}`);
+    const count = await prisma.$executeRaw`
+      WITH settled AS (
+        UPDATE webhook_deliveries
+        SET state = ${state}::"WebhookDeliveryState", lease_until = NULL, lease_token = NULL,
+            last_status = ${result.statusCode ?? null}::int, last_error = ${error},
+            delivered_at = CASE WHEN ${ok}::boolean THEN clock_timestamp() END,
+            next_attempt_at = clock_timestamp() + make_interval(secs => ${nextInMs / 1000}::double precision)
+        WHERE id = ${delivery.id} AND lease_token = ${delivery.lease_token}::uuid
+        RETURNING id, endpoint_id
+      ), logged AS (
+        INSERT INTO webhook_attempts (delivery_id, attempt, started_at, status_code, latency_ms, error, response)
+        SELECT id, ${delivery.attempts}, ${sentAt}, ${result.statusCode ?? null}::int, ${result.latencyMs}, ${result.error ?? null}, ${result.response ?? null}
+        FROM settled
+      )
+      UPDATE webhook_endpoints ep
+      SET failing_since = CASE WHEN ${ok}::boolean THEN NULL ELSE coalesce(ep.failing_since, ${sentAt}) END,
+          disabled_at = CASE WHEN NOT ${ok}::boolean AND ep.failing_since < clock_timestamp() - make_interval(secs => ${settings.disableAfterSeconds}::double precision)
+                             THEN clock_timestamp() ELSE ep.disabled_at END,
+          disabled_reason = CASE WHEN NOT ${ok}::boolean AND ep.failing_since < clock_timestamp() - make_interval(secs => ${settings.disableAfterSeconds}::double precision)
+                                 THEN 'every attempt failed since ' || to_char(ep.failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || '; last: ' || ${error ?? ''}
+                                 ELSE ep.disabled_reason END
+      FROM settled WHERE ep.id = settled.endpoint_id`;
+    return count === 1;
+  }
+}
+
+/** Exponential backoff with jitter: base x 2^(attempt-1), capped, then between half and all of it. */
+export function retryDelayMs(attempt: number, settings: Pick<Config['webhooks'], 'retryBaseMs' | 'retryMaxMs'>): number {
+  const ceiling = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.min(attempt - 1, 30));
+  return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+}
+
+function wholeSeconds(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Outbox depth and delivery backlog, for /relayer/health. */
+export async function webhookHealth(prisma: PrismaClient) {
+  const [row] = await prisma.$queryRaw<
+    { outbox_depth: number; pending_deliveries: number; oldest_pending_secs: number | null; disabled_endpoints: number }[]
+  >`
+    SELECT (SELECT count(*)::int FROM webhook_events WHERE fanned_out_at IS NULL) AS outbox_depth,
+           (SELECT count(*)::int FROM webhook_deliveries WHERE state = 'pending') AS pending_deliveries,
+           (SELECT extract(epoch FROM clock_timestamp() - min(created_at))::float8 FROM webhook_deliveries WHERE state = 'pending') AS oldest_pending_secs,
+           (SELECT count(*)::int FROM webhook_endpoints WHERE disabled_at IS NOT NULL) AS disabled_endpoints`;
+  return {
+    outbox_depth: row!.outbox_depth,
+    pending_deliveries: row!.pending_deliveries,
+    oldest_pending_secs: row!.oldest_pending_secs === null ? null : Math.round(row!.oldest_pending_secs),
+    disabled_endpoints: row!.disabled_endpoints,
+  };
+}
