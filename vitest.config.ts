@@ -25,7 +25,13 @@ export default defineConfig({
           name: 'postgres',
           include: ['test/*.test.ts'],
           // Files that test one database by nature run once, in the PGlite project.
-          exclude: ['test/migrations-drift.test.ts', 'test/registry.test.ts', 'test/addresses.test.ts', 'test/amounts.test.ts', 'test/config.test.ts'],
+          exclude: [
+            'test/migrations-drift.test.ts',
+            'test/registry.test.ts',
+            'test/addresses.test.ts',
+            'test/amounts.test.ts',
+            'test/config.test.ts',
+          ],
           env: { TEST_DB: 'postgres' },
           globalSetup: ['test/support/postgres-setup.ts'],
         },

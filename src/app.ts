@@ -6,14 +6,14 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
-import { isDatabaseUnavailable } from './db/unavailable.ts';
-import { DomainError, ERROR_STATUS } from './domain/errors.ts';
+import { DomainError } from './domain/errors.ts';
 import type { PriceSource } from './domain/prices.ts';
 import type { Registry } from './domain/registry/registry.ts';
 import type { StatsCache } from './domain/stats-cache.ts';
 import { isWriterAllowed } from './http/api-keys.ts';
 import { webhookOwner } from './webhooks/endpoints.ts';
 import { bearerToken, keyMatches } from './http/auth.ts';
+import { CodedError, INTERNAL_MESSAGE, isErrorCode, toClientError } from './http/client-error.ts';
 import { graphqlBodyPlugin } from './http/graphql-body.ts';
 import { graphqlLimitPlugins } from './http/graphql-limits.ts';
 import { graphqlVariablesPlugin } from './http/graphql-variables.ts';
@@ -108,7 +108,7 @@ export function createApp(deps: AppDeps): App {
     context,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     // Yoga answers any URL *ending* in its health path with an empty 200; ours is /health with
-    // the seed's `Online`, served by the REST plugin, so Yoga's is moved out of the way.
+    // plain `Online`, served by the REST plugin, so Yoga's is moved out of the way.
     healthCheckEndpoint: `${GRAPHQL_ENDPOINT}/health`,
     landingPage: false,
     // GraphiQL's GET subscriptions must carry the CSRF header like any other client.
@@ -132,7 +132,7 @@ export function createApp(deps: AppDeps): App {
       }) ?? []),
       deps.limits.rateLimiter ? rateLimitPlugin(deps.limits.rateLimiter, deps.limits.trustProxy) : {},
       graphqlBodyPlugin(),
-      graphqlVariablesPlugin(new Set(Object.values(documents))),
+      graphqlVariablesPlugin(),
       ...graphqlLimitPlugins({ production: deps.config.env === 'production' }),
       subscriptionLimitPlugin(deps.limits.subscriptions),
       // Each document (the REST layer's fixed ones, and clients' after Yoga's parse cache) is compiled
@@ -174,20 +174,20 @@ export function runDocument(yoga: App, request: Request): RunDocument {
     const { execute, contextFactory, schema: enveloped } = yoga.getEnveloped({ request });
     const contextValue = (await contextFactory()) as unknown as GraphQLContext;
     const result = await execute({ schema: enveloped, document: documents[name], variableValues: variables, contextValue });
-    if (!('data' in result)) throw new Error('unexpected streamed result');
+    if (Symbol.asyncIterator in result) throw new Error('unexpected streamed result');
     const [first] = result.errors ?? [];
-    if (first) throw asDomainError(first);
+    if (first) throw asClientError(first);
     return { data: (result.data ?? {}) as Record<string, unknown>, cacheMaxAgeSecs: contextValue.cacheMaxAgeSecs };
   };
 }
 
-function asDomainError(error: GraphQLError): DomainError {
-  if (error.originalError instanceof DomainError) return error.originalError;
+/** A document's first error, as the client error it is (masking left its code and message). */
+function asClientError(error: GraphQLError): CodedError {
   const code = error.extensions?.code;
-  if (typeof code === 'string' && code !== 'INTERNAL' && code in ERROR_STATUS) {
-    return new DomainError(code as keyof typeof ERROR_STATUS, error.message);
-  }
-  return new DomainError('INTERNAL', 'internal server error');
+  if (isErrorCode(code)) return new CodedError(code, code === 'INTERNAL' ? INTERNAL_MESSAGE : error.message);
+  // The documents are fixed and valid: an error outside any field can only be the variables refused.
+  if (!error.originalError && !error.path) return new CodedError('BAD_REQUEST', error.message);
+  return new CodedError('INTERNAL', INTERNAL_MESSAGE);
 }
 
 /**
@@ -204,7 +204,7 @@ function yogaLogging(logger: Logger) {
     error: (...args: unknown[]) => {
       const [first] = args;
       const original = first instanceof GraphQLError ? first.originalError : first;
-      if (original instanceof DomainError && original.httpStatus < 500) {
+      if (original instanceof DomainError && original.code !== 'UNAVAILABLE') {
         logger.info({ code: original.code, error: original.message }, 'client error');
       } else {
         logger.debug({ err: first }, 'graphql error (logged where it was masked)');
@@ -214,20 +214,16 @@ function yogaLogging(logger: Logger) {
 }
 
 /**
- * Only domain errors reach clients with their message; GraphQL's own errors (syntax, validation)
- * pass as they are; anything else is logged and masked.
+ * Only client errors (src/http/client-error.ts) reach clients with their message; GraphQL's own
+ * errors (syntax, validation) pass as they are; anything else is logged and masked.
  */
 function maskError(error: unknown, message: string, logger: Logger): Error {
-  const original = error instanceof GraphQLError ? error.originalError : error;
-  if (original instanceof DomainError) {
-    const gqlError = error instanceof GraphQLError ? error : undefined;
-    return new GraphQLError(original.message, {
-      nodes: gqlError?.nodes,
-      path: gqlError?.path,
-      extensions: { code: original.code },
-    });
-  }
   if (error instanceof GraphQLError && !error.originalError) return error;
+  // A variable a scalar could not parse (its parser threw): the client's input, not our failure.
+  if (error instanceof GraphQLError && !error.path && error.message.startsWith('Variable "$')) {
+    return new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_REQUEST' } });
+  }
+  const original = error instanceof GraphQLError ? error.originalError : error;
   // plugin-relay's decoding of a cursor the client made up or mangled.
   if (original instanceof PothosValidationError && /cursor/i.test(original.message)) {
     const gqlError = error instanceof GraphQLError ? error : undefined;
@@ -237,14 +233,17 @@ function maskError(error: unknown, message: string, logger: Logger): Error {
       extensions: { code: 'BAD_REQUEST' },
     });
   }
-  if (isDatabaseUnavailable(original)) {
-    logger.warn({ err: (original as Error)?.message }, 'database unavailable');
-    return new GraphQLError('service unavailable: the database is unreachable, retry shortly', {
-      extensions: { code: 'UNAVAILABLE' },
-    });
+  const client = toClientError(original);
+  if (client.code === 'INTERNAL') {
+    logger.error({ err: original }, 'internal error in a resolver');
+    return new GraphQLError(message, { extensions: { code: 'INTERNAL' } });
   }
-  logger.error({ err: original }, 'internal error in a resolver');
-  return new GraphQLError(message, { extensions: { code: 'INTERNAL' } });
+  if (client.code === 'UNAVAILABLE') {
+    logger.warn({ err: (original as Error)?.message }, 'database unavailable');
+    return new GraphQLError(client.message, { extensions: { code: client.code } });
+  }
+  const gqlError = error instanceof GraphQLError ? error : undefined;
+  return new GraphQLError(client.message, { nodes: gqlError?.nodes, path: gqlError?.path, extensions: { code: client.code } });
 }
 
 /**

@@ -32,10 +32,7 @@ const envSchema = z.object({
     'must be a postgres:// or postgresql:// URL (unset to use the embedded database)',
   ),
   DATA_DIR: z.string().min(1).default('./data'),
-  REDIS_URL: optionalString.refine(
-    (url) => url === undefined || /^rediss?:\/\//.test(url),
-    'must be a redis:// or rediss:// URL',
-  ),
+  REDIS_URL: optionalString.refine((url) => url === undefined || /^rediss?:\/\//.test(url), 'must be a redis:// or rediss:// URL'),
   REDIS_KEY_PREFIX: z.string().default(''),
   API_KEYS: optionalString,
   WATCHER_KEY: optionalString,
@@ -55,7 +52,11 @@ const envSchema = z.object({
     'must be a 32-byte private key in hex (64 hex digits, optional 0x)',
   ),
   WATCHER_POLL_MS: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(10, 'must be at least 10').default(2000),
-  WATCHER_LEASE_MS: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(100, 'must be at least 100').default(30_000),
+  WATCHER_LEASE_MS: z.coerce
+    .number({ error: 'must be an integer' })
+    .int('must be an integer')
+    .min(100, 'must be at least 100')
+    .default(30_000),
 
   // Survival (README, Hardening): who may call from a browser, how long a socket may idle or stall,
   // how long a database call may take before the request is answered 503.
@@ -66,13 +67,25 @@ const envSchema = z.object({
   HTTP_HEADERS_TIMEOUT_MS: millis(10_000, 1_000),
   HTTP_REQUEST_TIMEOUT_MS: millis(30_000, 1_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: millis(5_000, 100),
-  HTTP_MAX_REQUESTS_PER_SOCKET: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').default(1_000),
+  HTTP_MAX_REQUESTS_PER_SOCKET: z.coerce
+    .number({ error: 'must be an integer' })
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .default(1_000),
   DATABASE_CONNECT_TIMEOUT_MS: millis(DATABASE_TIMEOUT_DEFAULTS.connectTimeoutMs, 100),
   DATABASE_STATEMENT_TIMEOUT_MS: millis(DATABASE_TIMEOUT_DEFAULTS.statementTimeoutMs, 100),
   DATABASE_QUERY_TIMEOUT_MS: millis(DATABASE_TIMEOUT_DEFAULTS.queryTimeoutMs, 100),
   // Transport limits (README, Hardening): active subscriptions per WebSocket and per instance.
-  SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').positive('must be positive').default(100),
-  SUBSCRIPTIONS_PER_INSTANCE: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').positive('must be positive').default(10_000),
+  SUBSCRIPTIONS_PER_CONNECTION: z.coerce
+    .number({ error: 'must be an integer' })
+    .int('must be an integer')
+    .positive('must be positive')
+    .default(100),
+  SUBSCRIPTIONS_PER_INSTANCE: z.coerce
+    .number({ error: 'must be an integer' })
+    .int('must be an integer')
+    .positive('must be positive')
+    .default(10_000),
   // Webhooks (README, For integrators).
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
   WEBHOOK_TIMEOUT_MS: millis(10_000, 100),
@@ -84,7 +97,10 @@ const envSchema = z.object({
   WEBHOOK_SWEEP_MS: millis(5_000, 10),
   METRICS: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
   METRICS_PORT: optionalString
-    .refine((port) => port === undefined || (/^\d+$/.test(port) && Number(port) >= 1 && Number(port) <= 65535), 'must be a TCP port (1-65535)')
+    .refine(
+      (port) => port === undefined || (/^\d+$/.test(port) && Number(port) >= 1 && Number(port) <= 65535),
+      'must be a TCP port (1-65535)',
+    )
     .transform((port) => (port === undefined ? undefined : Number(port))),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.refine(
     (url) => url === undefined || /^https?:\/\//.test(url),
@@ -101,7 +117,8 @@ export interface EvmOverride {
 }
 
 const EVM_OVERRIDE = /^EVM_([A-Z0-9_]+?)_(RPC_URL|ESCROW_ADDRESS|CONFIRMATIONS|START_BLOCK)$/;
-const blockCount = (min: number) => z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(min, `must be at least ${min}`);
+const blockCount = (min: number) =>
+  z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(min, `must be at least ${min}`);
 const evmOverrideSchemas = {
   RPC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
   ESCROW_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be an EVM address (0x and 40 hex digits)'),
@@ -228,7 +245,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: e.DATA_DIR,
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
-    apiKeys: (e.API_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean),
+    apiKeys: (e.API_KEYS ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean),
     watcherKey: e.WATCHER_KEY,
     assetsFile: e.ASSETS_FILE,
     quoteTtlSeconds: e.QUOTE_TTL_SECONDS,

@@ -36,7 +36,10 @@ export const CLIENT_OPTIONS = {
 export function connectRedis(url: string, keyPrefix: string, logger: Logger): RedisLink {
   const client = new Redis(url, { keyPrefix, ...CLIENT_OPTIONS });
   const subscriber = new Redis(url, { keyPrefix, ...SUBSCRIBER_OPTIONS });
-  for (const [role, connection] of [['client', client], ['subscriber', subscriber]] as const) {
+  for (const [role, connection] of [
+    ['client', client],
+    ['subscriber', subscriber],
+  ] as const) {
     const warn = throttledWarn(logger, `redis ${role} error`);
     connection.on('error', (err: Error) => warn(err.message));
     connection.on('ready', () => logger.info({ role }, 'redis connected'));

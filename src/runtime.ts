@@ -177,7 +177,7 @@ function createStatsCache(
 ): StatsCache {
   const memory = memoryStatsCache(config.statsCacheSeconds);
   if (!redis) return memory;
-  const warn = throttledWarn(logger, 'redis stats cache unavailable; serving this instance\'s cache');
+  const warn = throttledWarn(logger, "redis stats cache unavailable; serving this instance's cache");
   return redisStatsCache(redis.client, config.statsCacheSeconds, {
     fallback: memory,
     onRedisError: (error) => {

@@ -52,7 +52,9 @@ async function main(): Promise<void> {
   // GraphQL over WebSocket (graphql-ws) beside SSE, on the same path.
   const sockets = serveWebSockets(server, app, { limits: runtime.limits, logger });
   const metricsServer =
-    runtime.metrics && config.metrics.port !== undefined ? serveMetricsOnPort(runtime.metrics, config.metrics.port, config.host) : undefined;
+    runtime.metrics && config.metrics.port !== undefined
+      ? serveMetricsOnPort(runtime.metrics, config.metrics.port, config.host)
+      : undefined;
   runtime.worker.start();
   runtime.webhooks.start();
   for (const watcher of runtime.watchers) watcher.start();

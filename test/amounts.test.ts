@@ -10,6 +10,7 @@ import {
 } from '../src/domain/amounts.ts';
 import { DomainError } from '../src/domain/errors.ts';
 import { destinationAmount, usdValue } from '../src/domain/prices.ts';
+import { HTTP_STATUS } from '../src/rest/status.ts';
 
 const MESSAGE = 'source.amount must be a positive integer string in base units';
 
@@ -34,15 +35,37 @@ describe('parseAmount', () => {
   });
 
   // Each of these is something BigInt() would accept or misread.
-  it.each(['', ' ', ' 1', '1 ', '\n1', '01', '00', '0', '-1', '+1', '1e3', '1E3', '1.0', '1.', '.5', '0x10', '0b1', '0o7', '1_000', '1,000', '١', 'abc', 'NaN', 'Infinity'])(
-    'rejects %j with a 400 naming the field',
-    (value) => {
-      const error = errorOf(() => parseAmount(value, 'source.amount'));
-      expect(error.code).toBe('BAD_REQUEST');
-      expect(error.httpStatus).toBe(400);
-      expect(error.message).toBe(MESSAGE);
-    },
-  );
+  it.each([
+    '',
+    ' ',
+    ' 1',
+    '1 ',
+    '\n1',
+    '01',
+    '00',
+    '0',
+    '-1',
+    '+1',
+    '1e3',
+    '1E3',
+    '1.0',
+    '1.',
+    '.5',
+    '0x10',
+    '0b1',
+    '0o7',
+    '1_000',
+    '1,000',
+    '١',
+    'abc',
+    'NaN',
+    'Infinity',
+  ])('rejects %j with a 400 naming the field', (value) => {
+    const error = errorOf(() => parseAmount(value, 'source.amount'));
+    expect(error.code).toBe('BAD_REQUEST');
+    expect(HTTP_STATUS[error.code]).toBe(400);
+    expect(error.message).toBe(MESSAGE);
+  });
 
   it.each([1, 0, 1.5, 1e21, 10n, null, undefined, true, {}, ['1'], Number.NaN])('rejects the non-string %s', (value) => {
     expect(errorOf(() => parseAmount(value, 'source.amount')).message).toBe(MESSAGE);
@@ -156,7 +179,14 @@ describe('destinationAmount', () => {
       [10n ** 40n, 6, 0, '1.1', '0.3333', 0],
     ];
     for (const [amount, sd, dd, sp, dp, fee] of cases) {
-      const got = destinationAmount({ sourceAmount: amount, sourceDecimals: sd, destDecimals: dd, sourcePriceUsd: sp, destPriceUsd: dp, feeBips: fee });
+      const got = destinationAmount({
+        sourceAmount: amount,
+        sourceDecimals: sd,
+        destDecimals: dd,
+        sourcePriceUsd: sp,
+        destPriceUsd: dp,
+        feeBips: fee,
+      });
       expect(got, `${amount} ${sp} -> ${dp}`).toBe(oracle(amount, sd, dd, sp, dp, fee));
     }
   });

@@ -35,7 +35,10 @@ describe.skipIf(TEST_DB !== 'postgres')('a statement timeout', () => {
       expect(list.body).toEqual({ status: 'Error', result: 'service unavailable: the database is unreachable, retry shortly' });
       expect(performance.now() - started).toBeLessThan(2_000);
 
-      const quote = await t.rest('POST', '/quotes', { source: { asset: 'bitcoin:btc', amount: '10000000' }, destination: { asset: 'ethereum:wbtc' } });
+      const quote = await t.rest('POST', '/quotes', {
+        source: { asset: 'bitcoin:btc', amount: '10000000' },
+        destination: { asset: 'ethereum:wbtc' },
+      });
       expect(quote.status).toBe(503);
 
       const gql = await t.gql('{ orders(limit: 5) { data { orderId } } }');

@@ -16,7 +16,15 @@ let t: TestApp;
 
 beforeAll(async () => {
   db = await openTestDatabase();
-  await seed({ db, config: loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }), orders: ORDERS, users: 6, days: 3, seed: 'export', log: () => {} });
+  await seed({
+    db,
+    config: loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }),
+    orders: ORDERS,
+    users: 6,
+    days: 3,
+    seed: 'export',
+    log: () => {},
+  });
   t = await createTestApp({ db });
 }, 180_000);
 afterAll(async () => {
@@ -53,7 +61,10 @@ describe('GET /orders/export', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8');
     expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="orders-all-\d{8}T\d{6}Z\.ndjson"$/);
-    const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(ORDERS);
     expect(lines).toEqual(await listAll('/orders'));
     // Amounts stay exact integer strings.
@@ -82,7 +93,11 @@ describe('GET /orders/export', () => {
   it('applies the list filters', async () => {
     const query = 'status=completed,cancelled&source_chain=bitcoin';
     const { text } = await download(`/orders/export?format=ndjson&${query}`);
-    const ids = text.trimEnd().split('\n').filter(Boolean).map((l) => JSON.parse(l).order_id);
+    const ids = text
+      .trimEnd()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).order_id);
     const listed = await listAll(`/orders?${query}`);
     expect(listed.length).toBeGreaterThan(0);
     expect(ids).toEqual(listed.map((o) => o.order_id));
@@ -108,17 +123,23 @@ describe('GET /orders/export', () => {
 });
 
 describe('GET /orders/user/{user_id}/export', () => {
-  it('exports one user\'s orders, with filters', async () => {
+  it("exports one user's orders, with filters", async () => {
     const anyOrder = (await t.rest('GET', '/orders?limit=1')).body.result.data[0];
     const user = anyOrder.user_id as string;
     const { response, text } = await download(`/orders/user/${encodeURIComponent(user)}/export?format=ndjson`);
     expect(response.headers.get('content-disposition')).toContain(`orders-${user.replace(/[^A-Za-z0-9._-]/g, '_')}-`);
-    const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual(await listAll(`/orders/user/${encodeURIComponent(user)}`));
     expect(new Set(lines.map((l) => l.user_id))).toEqual(new Set([user]));
 
     const pending = await download(`/orders/user/${encodeURIComponent(user)}/export?format=ndjson&status=completed`);
-    const completed = pending.text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const completed = pending.text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(completed.map((o) => o.order_id)).toEqual(lines.filter((o) => o.status === 'completed').map((o) => o.order_id));
   });
 

@@ -24,9 +24,24 @@ describe('GraphQL client errors', () => {
 
   it.each([
     ['a wrong type', 'query ($id: String!) { order(orderId: $id) { orderId } }', { id: 5 }, /^Variable "\$id" got invalid value 5/],
-    ['a missing variable', 'query ($id: String!) { order(orderId: $id) { orderId } }', {}, /^Variable "\$id" of required type "String!" was not provided/],
-    ['a missing field', CREATE_QUOTE, { i: { source: { asset: 'bitcoin:btc' }, destination: { asset: 'ethereum:wbtc' } } }, /^Variable "\$i" got invalid value .* at "i\.source"; Field "amount" of required type "String!" was not provided/],
-    ['a bad DateTime', ORDERS_FROM, { f: { from: 'yesterday' } }, /^Variable "\$f" got invalid value "yesterday" at "f\.from"; DateTime cannot represent/],
+    [
+      'a missing variable',
+      'query ($id: String!) { order(orderId: $id) { orderId } }',
+      {},
+      /^Variable "\$id" of required type "String!" was not provided/,
+    ],
+    [
+      'a missing field',
+      CREATE_QUOTE,
+      { i: { source: { asset: 'bitcoin:btc' }, destination: { asset: 'ethereum:wbtc' } } },
+      /^Variable "\$i" got invalid value .* at "i\.source"; Field "amount" of required type "String!" was not provided/,
+    ],
+    [
+      'a bad DateTime',
+      ORDERS_FROM,
+      { f: { from: 'yesterday' } },
+      /^Variable "\$f" got invalid value "yesterday" at "f\.from"; DateTime cannot represent/,
+    ],
   ])('answers %s in variables with BAD_REQUEST naming the variable and field', async (_what, query, variables, message) => {
     const reply = await t.gql(query, variables);
     expect(reply.errors).toHaveLength(1);
@@ -44,7 +59,9 @@ describe('GraphQL client errors', () => {
     lines.length = 0;
     const hostile = 'yesterday\n{"level":60,"msg":"forged"}';
     await t.gql(ORDERS_FROM, { f: { from: hostile } });
-    await t.gql(CREATE_QUOTE, { i: { source: { asset: 'bitcoin:btc', amount: `1.5${hostile}` }, destination: { asset: 'ethereum:wbtc' } } });
+    await t.gql(CREATE_QUOTE, {
+      i: { source: { asset: 'bitcoin:btc', amount: `1.5${hostile}` }, destination: { asset: 'ethereum:wbtc' } },
+    });
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.filter((l) => l.level >= 40)).toEqual([]);
     expect(lines.some((l) => l.msg === 'client error' && l.code === 'BAD_REQUEST')).toBe(true);

@@ -86,7 +86,8 @@ describe.skipIf(TEST_DB !== 'pglite')('the socket layer', () => {
       'GET /chains HTTP/1.1\r\nHost: bad host\r\n\r\n': 'the Host header must be a host name or IP address with an optional port',
       'GET /chains HTTP/1.1\r\nHost: [::1\r\n\r\n': 'the Host header must be a host name or IP address with an optional port',
       'GET /chains HTTP/1.1\r\n\r\n': 'the Host header is required',
-      'GET http://elsewhere.example/chains HTTP/1.1\r\nHost: localhost\r\n\r\n': 'the request target must be a path starting with / (origin-form)',
+      'GET http://elsewhere.example/chains HTTP/1.1\r\nHost: localhost\r\n\r\n':
+        'the request target must be a path starting with / (origin-form)',
     };
     for (const [request, message] of Object.entries(cases)) {
       const { text } = await exchange(port, [request], 300);
@@ -129,7 +130,10 @@ describe.skipIf(TEST_DB !== 'pglite')('CORS', () => {
   it('by default admits any origin, never with credentials', async () => {
     const t = await createTestApp();
     try {
-      for (const response of [await preflight(t, 'https://wallet.example'), await t.app.fetch('http://test/chains', { headers: { origin: 'https://wallet.example' } })]) {
+      for (const response of [
+        await preflight(t, 'https://wallet.example'),
+        await t.app.fetch('http://test/chains', { headers: { origin: 'https://wallet.example' } }),
+      ]) {
         expect(response.headers.get('access-control-allow-origin')).toBe('https://wallet.example');
         expect(response.headers.get('access-control-allow-credentials')).toBeNull();
       }
@@ -145,7 +149,10 @@ describe.skipIf(TEST_DB !== 'pglite')('CORS', () => {
       expect(allowed.headers.get('access-control-allow-origin')).toBe('https://dash.example:8443');
       expect(allowed.headers.get('access-control-allow-headers')).toContain('authorization');
       expect(allowed.headers.get('access-control-allow-credentials')).toBeNull();
-      for (const response of [await preflight(t, 'https://evil.example'), await t.app.fetch('http://test/chains', { headers: { origin: 'https://evil.example' } })]) {
+      for (const response of [
+        await preflight(t, 'https://evil.example'),
+        await t.app.fetch('http://test/chains', { headers: { origin: 'https://evil.example' } }),
+      ]) {
         expect(response.headers.get('access-control-allow-origin')).toBeNull();
         expect(response.headers.get('access-control-allow-credentials')).toBeNull();
       }

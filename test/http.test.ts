@@ -97,9 +97,17 @@ describe('HTTP surface', () => {
     const nestedObject = await t.rest('POST', '/quotes', `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`);
     expect(nestedObject.status).toBe(400);
     // Duplicate keys: the last one wins, as in JSON.parse; it is then checked like any value.
-    const duplicate = await t.rest('POST', '/quotes', '{"source":{"asset":"bitcoin:btc","amount":"1"},"source":"x","destination":{"asset":"ethereum:wbtc"}}');
+    const duplicate = await t.rest(
+      'POST',
+      '/quotes',
+      '{"source":{"asset":"bitcoin:btc","amount":"1"},"source":"x","destination":{"asset":"ethereum:wbtc"}}',
+    );
     expect(duplicate.body).toEqual({ status: 'Error', result: 'source must be an object' });
-    const proto = await t.rest('POST', '/quotes', '{"__proto__":{"source":{"asset":"bitcoin:btc","amount":"100000"}},"constructor":{"prototype":{"x":1}},"destination":{"asset":"ethereum:wbtc"}}');
+    const proto = await t.rest(
+      'POST',
+      '/quotes',
+      '{"__proto__":{"source":{"asset":"bitcoin:btc","amount":"100000"}},"constructor":{"prototype":{"x":1}},"destination":{"asset":"ethereum:wbtc"}}',
+    );
     expect(proto.body).toEqual({ status: 'Error', result: 'source must be an object' });
     expect(({} as Record<string, unknown>).source).toBeUndefined();
   });

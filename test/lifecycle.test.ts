@@ -123,13 +123,48 @@ describe('escrow events move an order through its statuses', () => {
 
 describe('events no chain can produce are refused with 409 and change nothing', () => {
   it.each([
-    ['a claim before its create', async (o: Awaited<ReturnType<typeof newOrder>>) => [[o.src, escrowEvent('claim', 5, { commitment: o.secret })]]],
+    [
+      'a claim before its create',
+      async (o: Awaited<ReturnType<typeof newOrder>>) => [[o.src, escrowEvent('claim', 5, { commitment: o.secret })]],
+    ],
     ['a cancel before its create', async (o: Awaited<ReturnType<typeof newOrder>>) => [[o.src, escrowEvent('cancel', 5)]]],
-    ['a second, different create', async (o: Awaited<ReturnType<typeof newOrder>>) => [[o.src, escrowEvent('create', 5)], [o.src, escrowEvent('create', 6)]]],
-    ['a claim in an earlier block than its create', async (o: Awaited<ReturnType<typeof newOrder>>) => [[o.src, escrowEvent('create', 50)], [o.src, escrowEvent('claim', 49, { commitment: o.secret })]]],
-    ['a claim after a cancel', async (o: Awaited<ReturnType<typeof newOrder>>) => [[o.src, escrowEvent('create', 5)], [o.src, escrowEvent('cancel', 6)], [o.src, escrowEvent('claim', 7, { commitment: o.secret })]]],
-    ['a cancel after a claim', async (o: Awaited<ReturnType<typeof newOrder>>) => [[o.src, escrowEvent('create', 5)], [o.src, escrowEvent('claim', 6, { commitment: o.secret })], [o.src, escrowEvent('cancel', 7)]]],
-    ['a claim whose commitment does not hash to commitment_hash', async (o: Awaited<ReturnType<typeof newOrder>>) => [[o.src, escrowEvent('create', 5)], [o.src, escrowEvent('claim', 6, { commitment: newSecret().secret })]]],
+    [
+      'a second, different create',
+      async (o: Awaited<ReturnType<typeof newOrder>>) => [
+        [o.src, escrowEvent('create', 5)],
+        [o.src, escrowEvent('create', 6)],
+      ],
+    ],
+    [
+      'a claim in an earlier block than its create',
+      async (o: Awaited<ReturnType<typeof newOrder>>) => [
+        [o.src, escrowEvent('create', 50)],
+        [o.src, escrowEvent('claim', 49, { commitment: o.secret })],
+      ],
+    ],
+    [
+      'a claim after a cancel',
+      async (o: Awaited<ReturnType<typeof newOrder>>) => [
+        [o.src, escrowEvent('create', 5)],
+        [o.src, escrowEvent('cancel', 6)],
+        [o.src, escrowEvent('claim', 7, { commitment: o.secret })],
+      ],
+    ],
+    [
+      'a cancel after a claim',
+      async (o: Awaited<ReturnType<typeof newOrder>>) => [
+        [o.src, escrowEvent('create', 5)],
+        [o.src, escrowEvent('claim', 6, { commitment: o.secret })],
+        [o.src, escrowEvent('cancel', 7)],
+      ],
+    ],
+    [
+      'a claim whose commitment does not hash to commitment_hash',
+      async (o: Awaited<ReturnType<typeof newOrder>>) => [
+        [o.src, escrowEvent('create', 5)],
+        [o.src, escrowEvent('claim', 6, { commitment: newSecret().secret })],
+      ],
+    ],
   ])('%s', async (_name, build) => {
     const o = await newOrder();
     const events = await build(o);

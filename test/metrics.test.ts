@@ -12,7 +12,12 @@ import { makeQuote, newSecret, orderBody } from './support/fixtures.ts';
  * NaN values, which the format allows (the event-loop lag before its first sample), so those are left out.
  */
 const parse = (text: string): Promise<PromMetrics> =>
-  getMetricsFromIterator(text.split('\n').filter((line) => !/ nan$/i.test(line))[Symbol.iterator]());
+  getMetricsFromIterator(
+    text
+      .split('\n')
+      .filter((line) => !/ nan$/i.test(line))
+      [Symbol.iterator](),
+  );
 
 /** Scrapes /metrics the way Prometheus does: GET, text format. */
 async function scrape(t: TestApp): Promise<PromMetrics> {
@@ -95,8 +100,7 @@ describe('GET /metrics', () => {
     expect((await t.rest('POST', '/relayer/claims', { order_id: order.order_id, commitment: secret })).status).toBe(202);
     expect(sample(await scrape(t), 'orderbook_relayer_queue_depth')).toBe(depth + 1);
 
-    const outcome = (families: PromMetrics, name: string) =>
-      sample(families, 'orderbook_relayer_claims_total', { outcome: name }) ?? 0;
+    const outcome = (families: PromMetrics, name: string) => sample(families, 'orderbook_relayer_claims_total', { outcome: name }) ?? 0;
     const before = await scrape(t);
     await t.runtime.worker.tick();
     await t.runtime.chain.flush();

@@ -1,14 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgres, pgliteTarget } from '../src/db/database.ts';
-import { MIGRATIONS_DIR, applyMigrations, readMigrations } from '../src/db/migrate.ts';
+import { MIGRATIONS_DIR, applyMigrations, pendingMigrations, readMigrations } from '../src/db/migrate.ts';
 import { TEST_DB } from './support/database.ts';
-import { ADMIN_URL, urlFor } from './support/postgres-setup.ts';
+import { createDatabase, type TestPostgresDatabase } from './support/postgres-setup.ts';
 
 describe.skipIf(TEST_DB !== 'pglite')('migration runner (on PGlite, once)', () => {
   it('applies every committed migration once, recording Prisma checksums, and is safe to rerun', async () => {
@@ -28,16 +26,20 @@ describe.skipIf(TEST_DB !== 'pglite')('migration runner (on PGlite, once)', () =
     }
   });
 
-  it('refuses a migration edited after it was applied, and rolls back a failing one whole', async () => {
+  it('refuses a migration edited after it was applied, when applying and when checking, and rolls back a failing one whole', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'obg-migrations-'));
     const pglite = await PGlite.create();
     try {
       cpSync(MIGRATIONS_DIR, dir, { recursive: true });
       const target = pgliteTarget(pglite);
       await applyMigrations(target, dir);
-      const [first] = readdirSync(dir).filter((n) => n !== 'migration_lock.toml').sort();
+      const [first] = readdirSync(dir)
+        .filter((n) => n !== 'migration_lock.toml')
+        .sort();
       writeFileSync(join(dir, first!, 'migration.sql'), '-- edited\n', { flag: 'a' });
       await expect(applyMigrations(target, dir)).rejects.toThrow(/edited after it was applied/);
+      // The start-up check of a database the service does not migrate says the same.
+      await expect(pendingMigrations(target, dir)).rejects.toThrow(/edited after it was applied/);
 
       const broken = mkdtempSync(join(tmpdir(), 'obg-migrations-'));
       cpSync(MIGRATIONS_DIR, broken, { recursive: true });
@@ -58,23 +60,16 @@ describe.skipIf(TEST_DB !== 'pglite')('migration runner (on PGlite, once)', () =
 });
 
 describe.skipIf(TEST_DB !== 'postgres')('PostgreSQL start-up', () => {
-  const name = `obg_migrate_${randomBytes(4).toString('hex')}`;
-  afterAll(async () => {
-    const admin = new pg.Client({ connectionString: ADMIN_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  });
+  let database: TestPostgresDatabase | undefined;
+  afterAll(() => database?.drop());
 
   it('refuses to start on unapplied migrations, and runs once they are applied (npm run db:migrate)', async () => {
-    const admin = new pg.Client({ connectionString: ADMIN_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    await expect(openPostgres({ url: urlFor(name) })).rejects.toThrow(/unapplied migration.*npm run db:migrate/);
-    const migrated = await openPostgres({ url: urlFor(name), migrate: true });
+    database = await createDatabase({ prefix: 'obg_migrate' });
+    const { url } = database;
+    await expect(openPostgres({ url })).rejects.toThrow(/unapplied migration.*npm run db:migrate/);
+    const migrated = await openPostgres({ url, migrate: true });
     await migrated.close();
-    const db = await openPostgres({ url: urlFor(name) });
+    const db = await openPostgres({ url });
     expect(await db.prisma.order.count()).toBe(0);
     await db.close();
   });

@@ -1,13 +1,13 @@
-import { randomBytes } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { diffDatabaseToSchema, loadSchemaEngine } from '../src/db/schema-engine.ts';
+import { readMigrations } from '../src/db/migrate.ts';
+import { diffDatabaseToSchema, loadSchemaEngine } from '../prisma/scripts/schema-engine.ts';
+import { createDatabase, type TestPostgresDatabase } from './support/postgres-setup.ts';
 
 /**
  * The committed migrations must build exactly the database that prisma/schema.prisma describes: a
@@ -18,23 +18,13 @@ import { diffDatabaseToSchema, loadSchemaEngine } from '../src/db/schema-engine.
 
 const SCHEMA_PATH = fileURLToPath(new URL('../prisma/schema.prisma', import.meta.url));
 const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations/', import.meta.url));
-const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const TIMEOUT = 120_000;
 
 /** Every committed migration.sql, in folder (= timestamp) order, run as-is: nothing recorded. */
 async function applyCommittedMigrations(exec: (sql: string) => Promise<unknown>): Promise<string[]> {
-  const folders = (await readdir(MIGRATIONS_DIR, { withFileTypes: true }))
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => entry.name)
-    .sort();
-  for (const folder of folders) await exec(await readFile(join(MIGRATIONS_DIR, folder, 'migration.sql'), 'utf8'));
-  return folders;
-}
-
-function urlFor(database: string): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${database}`;
-  return url.toString();
+  const migrations = await readMigrations(MIGRATIONS_DIR);
+  for (const migration of migrations) await exec(migration.sql);
+  return migrations.map((migration) => migration.name);
 }
 
 // Compile the engine's WebAssembly once for the file, outside the tests' own timings.
@@ -73,14 +63,12 @@ describe('committed migrations vs prisma/schema.prisma', () => {
   });
 
   describe.skipIf(Boolean(process.env.TEST_SKIP_POSTGRES))('PostgreSQL', () => {
-    const database = `obg_drift_${randomBytes(6).toString('hex')}`;
-    let admin: pg.Client | undefined;
+    let database: TestPostgresDatabase | undefined;
+    const url = () => database!.url;
 
     beforeAll(async () => {
-      admin = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 5_000 });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${database}`);
-      const client = new pg.Client({ connectionString: urlFor(database) });
+      database = await createDatabase({ prefix: 'obg_drift' });
+      const client = new pg.Client({ connectionString: url() });
       await client.connect();
       try {
         await applyCommittedMigrations((sql) => client.query(sql));
@@ -89,17 +77,13 @@ describe('committed migrations vs prisma/schema.prisma', () => {
       }
     }, TIMEOUT);
 
-    afterAll(async () => {
-      if (!admin) return;
-      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await admin.end();
-    }, TIMEOUT);
+    afterAll(() => database?.drop(), TIMEOUT);
 
     // The two tests share the database and run in this order.
     test(
       'the migrations build exactly the schema',
       async () => {
-        const adapterFactory = new PrismaPg({ connectionString: urlFor(database) });
+        const adapterFactory = new PrismaPg({ connectionString: url() });
         expect(await diffDatabaseToSchema({ adapterFactory, schemaPath: SCHEMA_PATH })).toBe('');
       },
       TIMEOUT,
@@ -108,18 +92,46 @@ describe('committed migrations vs prisma/schema.prisma', () => {
     test(
       'the check can fail: a column dropped after migrating shows up in the diff',
       async () => {
-        const client = new pg.Client({ connectionString: urlFor(database) });
+        const client = new pg.Client({ connectionString: url() });
         await client.connect();
         try {
           await client.query('ALTER TABLE orders DROP COLUMN fee_bips');
         } finally {
           await client.end();
         }
-        const adapterFactory = new PrismaPg({ connectionString: urlFor(database) });
+        const adapterFactory = new PrismaPg({ connectionString: url() });
         const diff = await diffDatabaseToSchema({ adapterFactory, schemaPath: SCHEMA_PATH });
         expect(diff).toMatch(/ALTER TABLE "orders" ADD COLUMN\s+"fee_bips" INTEGER NOT NULL/);
       },
       TIMEOUT,
     );
   });
+});
+
+describe('the statistics triggers', () => {
+  const TRIGGERS_PATH = fileURLToPath(new URL('../prisma/sql/stats-triggers.sql', import.meta.url));
+
+  test(
+    'run exactly their current source, prisma/sql/stats-triggers.sql, once migrated',
+    async () => {
+      const pglite = new PGlite();
+      try {
+        await applyCommittedMigrations((sql) => pglite.exec(sql));
+        const definitions = async () =>
+          (
+            await pglite.query<{ definition: string }>(
+              `SELECT pg_get_functiondef(oid) AS definition FROM pg_proc
+               WHERE proname IN ('stats_orders_changed', 'stats_orders_truncated') ORDER BY proname`,
+            )
+          ).rows.map((row) => row.definition);
+        const migrated = await definitions();
+        expect(migrated).toHaveLength(2);
+        await pglite.exec(await readFile(TRIGGERS_PATH, 'utf8'));
+        expect(await definitions()).toEqual(migrated);
+      } finally {
+        await pglite.close();
+      }
+    },
+    TIMEOUT,
+  );
 });

@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from './support/app.ts';
 
 describe('GET /openapi.json', () => {
   let t: TestApp;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: the parsed document is walked freely here; the validator checks its shape
   let spec: any;
   beforeAll(async () => {
     t = await createTestApp();
@@ -58,7 +58,9 @@ describe('GET /openapi.json', () => {
   it('checks each response the suite receives: a body off the schema fails the call', async () => {
     // The support's REST helper validates every answer; one that does not match must throw.
     const { checkAgainstOpenApi } = await import('./support/openapi.ts');
-    expect(() => checkAgainstOpenApi('GET', '/assets', 200, 'application/json', { status: 'Success', result: [{ id: 1 }] })).toThrow(/OpenAPI/);
+    expect(() => checkAgainstOpenApi('GET', '/assets', 200, 'application/json', { status: 'Success', result: [{ id: 1 }] })).toThrow(
+      /OpenAPI/,
+    );
     expect(() => checkAgainstOpenApi('GET', '/assets', 418, 'application/json', { status: 'Error', result: 'x' })).toThrow(/does not list/);
     const assets = await t.rest('GET', '/assets');
     expect(assets.status).toBe(200);

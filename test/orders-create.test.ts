@@ -228,7 +228,11 @@ describe('statements of a create', () => {
       expect(write).toMatch(/INSERT INTO intents .* INSERT INTO orders/);
       expect((await app.rest('GET', `/orders/${created.body.result.order_id}`)).body.result).toEqual(created.body.result);
       // A replay has no fresh rows: it reads the stored order.
-      const replay = await app.rest('POST', '/orders', orderBody(quote, { commitment_hash: created.body.result.source_intent.commitment_hash }));
+      const replay = await app.rest(
+        'POST',
+        '/orders',
+        orderBody(quote, { commitment_hash: created.body.result.source_intent.commitment_hash }),
+      );
       expect(replay.status).toBe(200);
       expect(replay.body.result).toEqual(created.body.result);
     } finally {

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { createTestApp, type Json, type TestApp } from './support/app.ts';
 import { makeOrder } from './support/fixtures.ts';
 
 let t: TestApp;
 const queries: string[] = [];
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const created: any[] = [];
+const created: Json[] = [];
 
 beforeAll(async () => {
   t = await createTestApp({ onQuery: (sql) => queries.push(sql) });
@@ -81,7 +80,7 @@ describe('GET /orders', () => {
 });
 
 describe('GET /orders/user/{user_id} and /orders/{order_id}', () => {
-  it('lists one user\'s orders', async () => {
+  it("lists one user's orders", async () => {
     const page = (await t.rest('GET', '/orders/user/alice?limit=5')).body.result;
     expect(page).toMatchObject({ total: 7, total_pages: 2, limit: 5 });
     expect(page.data.every((o: { user_id: string }) => o.user_id === 'alice')).toBe(true);
@@ -188,10 +187,18 @@ describe('GraphQL reads', () => {
     expect(ids).toEqual(newestFirst());
     for (const at of [1, Math.floor(ids.length / 2), ids.length - 2]) {
       const cursor = edges[at]!.cursor;
-      const before = await t.gql(`query ($c: String) { ordersConnection(last: 3, before: $c) { edges { node { orderId } } } }`, { c: cursor });
-      expect(before.data.ordersConnection.edges.map((e: { node: { orderId: string } }) => e.node.orderId)).toEqual(ids.slice(Math.max(0, at - 3), at));
-      const after = await t.gql(`query ($c: String) { ordersConnection(first: 3, after: $c) { edges { node { orderId } } } }`, { c: cursor });
-      expect(after.data.ordersConnection.edges.map((e: { node: { orderId: string } }) => e.node.orderId)).toEqual(ids.slice(at + 1, at + 4));
+      const before = await t.gql(`query ($c: String) { ordersConnection(last: 3, before: $c) { edges { node { orderId } } } }`, {
+        c: cursor,
+      });
+      expect(before.data.ordersConnection.edges.map((e: { node: { orderId: string } }) => e.node.orderId)).toEqual(
+        ids.slice(Math.max(0, at - 3), at),
+      );
+      const after = await t.gql(`query ($c: String) { ordersConnection(first: 3, after: $c) { edges { node { orderId } } } }`, {
+        c: cursor,
+      });
+      expect(after.data.ordersConnection.edges.map((e: { node: { orderId: string } }) => e.node.orderId)).toEqual(
+        ids.slice(at + 1, at + 4),
+      );
     }
   });
 
@@ -200,7 +207,7 @@ describe('GraphQL reads', () => {
     expect(reply.errors?.[0]).toMatchObject({ message: 'first must be from 0 to 100', extensions: { code: 'BAD_REQUEST' } });
   });
 
-  it('reads one order and one user\'s page', async () => {
+  it("reads one order and one user's page", async () => {
     const id = created[0].order_id;
     const one = await t.gql(`query ($id: String!) { order(orderId: $id) { orderId userId status } }`, { id });
     expect(one.data.order).toEqual({ orderId: id, userId: 'alice', status: 'PENDING' });

@@ -20,8 +20,24 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** Arbitrary JSON, with the keys our endpoints read mixed in so bodies reach deep into the checks. */
-const keys = fc.constantFrom('user_id', 'quote_id', 'source', 'destination', 'asset', 'recipient', 'amount',
-  'commitment_hash', 'kind', 'tx_hash', 'block_number', 'timestamp', 'commitment', 'order_id', '__proto__', 'constructor');
+const keys = fc.constantFrom(
+  'user_id',
+  'quote_id',
+  'source',
+  'destination',
+  'asset',
+  'recipient',
+  'amount',
+  'commitment_hash',
+  'kind',
+  'tx_hash',
+  'block_number',
+  'timestamp',
+  'commitment',
+  'order_id',
+  '__proto__',
+  'constructor',
+);
 const leaf = fc.oneof(
   fc.string(),
   fc.constantFrom('', ' 1 ', '0x10', '1e3', '-1', '01', 'bitcoin:btc', 'ethereum:wbtc', 'claim', '\u0000', '2026-01-01T00:00:00Z'),
@@ -40,32 +56,35 @@ const json = fc.letrec((tie) => ({
 const ENDPOINTS = ['/quotes', '/orders', '/relayer/claims', 'EVENTS'] as const;
 
 describe('any JSON body to any write endpoint', () => {
-  it.each(ENDPOINTS)('%s answers a valid envelope and never a 5xx', async (endpoint) => {
-    await fc.assert(
-      fc.asyncProperty(json, async (body) => {
-        const path = endpoint === 'EVENTS' ? `/intents/${swapId}/events` : endpoint;
-        const reply = await t.rest('POST', path, JSON.stringify(body), { authorization: `Bearer ${WATCHER_KEY}` });
-        expect(reply.status).toBeLessThan(500);
-        expect(reply.body).toEqual({ status: expect.stringMatching(/^(Success|Error)$/), result: expect.anything() });
-        if (reply.status >= 400) expect(typeof reply.body.result).toBe('string');
-      }),
-      { numRuns: RUNS, seed, verbose: 1 },
-    );
-  }, 300_000);
+  it.each(ENDPOINTS)(
+    '%s answers a valid envelope and never a 5xx',
+    async (endpoint) => {
+      await fc.assert(
+        fc.asyncProperty(json, async (body) => {
+          const path = endpoint === 'EVENTS' ? `/intents/${swapId}/events` : endpoint;
+          const reply = await t.rest('POST', path, JSON.stringify(body), { authorization: `Bearer ${WATCHER_KEY}` });
+          expect(reply.status).toBeLessThan(500);
+          expect(reply.body).toEqual({ status: expect.stringMatching(/^(Success|Error)$/), result: expect.anything() });
+          if (reply.status >= 400) expect(typeof reply.body.result).toBe('string');
+        }),
+        { numRuns: RUNS, seed, verbose: 1 },
+      );
+    },
+    300_000,
+  );
 });
 
 /** What the contract accepts as a user id: printable text, not blank, at most 128 characters. */
 const validUserId = fc
   .string({ minLength: 1, maxLength: 128, unit: 'grapheme' })
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a user id may not hold
   .filter((s) => s.length <= 128 && s.trim() !== '' && !/[\u0000-\u001f\u007f]/.test(s));
 
 describe('any valid create', () => {
   it('succeeds and reads back identically', async () => {
     const assets = (await t.rest('GET', '/assets')).body.result as { id: string; min_amount: string; max_amount: string }[];
     const mainnet = assets.filter((a) => /^(bitcoin|ethereum|arbitrum|base):/.test(a.id));
-    const pair = fc
-      .tuple(fc.constantFrom(...mainnet), fc.constantFrom(...mainnet))
-      .filter(([a, b]) => a.id !== b.id);
+    const pair = fc.tuple(fc.constantFrom(...mainnet), fc.constantFrom(...mainnet)).filter(([a, b]) => a.id !== b.id);
     await fc.assert(
       fc.asyncProperty(pair, fc.bigInt({ min: 0n, max: 10n ** 30n }), validUserId, async ([src, dst], r, user) => {
         const min = BigInt(src.min_amount);
@@ -83,7 +102,11 @@ describe('any valid create', () => {
         expect(created.status, JSON.stringify(created.body)).toBe(201);
         const read = await t.rest('GET', `/orders/${created.body.result.order_id}`);
         expect(read.body.result).toEqual(created.body.result);
-        expect(read.body.result).toMatchObject({ user_id: user, source_intent: { amount }, destination_intent: { amount: quote.destination.amount } });
+        expect(read.body.result).toMatchObject({
+          user_id: user,
+          source_intent: { amount },
+          destination_intent: { amount: quote.destination.amount },
+        });
       }),
       { numRuns: Math.max(20, Math.floor(RUNS / 10)), seed, verbose: 1 },
     );

@@ -16,7 +16,9 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 describe('rate limits', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ env: { RATE_LIMIT_PER_IP: '5', RATE_LIMIT_PER_KEY: '8', TRUST_PROXY: 'true', API_KEYS: `other-key,${API_KEY}` } });
+    t = await createTestApp({
+      env: { RATE_LIMIT_PER_IP: '5', RATE_LIMIT_PER_KEY: '8', TRUST_PROXY: 'true', API_KEYS: `other-key,${API_KEY}` },
+    });
   });
   afterAll(() => t.close());
 
@@ -34,7 +36,15 @@ describe('rate limits', () => {
     expect(refused.headers.get('ratelimit-remaining')).toBe('0');
     expect(refused.body).toEqual({ status: 'Error', result: expect.stringContaining('rate limit of 5 requests per minute') });
     // GraphQL shares the budget; another IP has its own; health is never limited.
-    expect((await t.app.fetch('http://test/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...from(me) }, body: '{"query":"{ __typename }"}' })).status).toBe(429);
+    expect(
+      (
+        await t.app.fetch('http://test/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...from(me) },
+          body: '{"query":"{ __typename }"}',
+        })
+      ).status,
+    ).toBe(429);
     expect((await t.rest('GET', '/chains', undefined, from(ip()))).status).toBe(200);
     expect((await t.rest('GET', '/health', undefined, from(me))).status).toBe(200);
   });

@@ -43,17 +43,44 @@ describe('the default registry', () => {
   it('lists the contract assets with real mainnet contracts', () => {
     const ids = registry.assets.map((a) => a.id);
     for (const id of [
-      'bitcoin:btc', 'ethereum:wbtc', 'ethereum:usdc', 'ethereum:usdt', 'ethereum:eth', 'arbitrum:wbtc', 'arbitrum:usdc',
-      'arbitrum:eth', 'base:cbbtc', 'base:usdc', 'base:eth', 'avalanche:avax', 'avalanche:usdc', 'avalanche:btcb',
-      'solana:sol', 'solana:usdc', 'bitcoin_testnet:btc', 'ethereum_sepolia:wbtc', 'ethereum_sepolia:usdc',
-      'ethereum_sepolia:eth', 'base_sepolia:cbbtc', 'avalanche_fuji:avax', 'solana_devnet:sol',
+      'bitcoin:btc',
+      'ethereum:wbtc',
+      'ethereum:usdc',
+      'ethereum:usdt',
+      'ethereum:eth',
+      'arbitrum:wbtc',
+      'arbitrum:usdc',
+      'arbitrum:eth',
+      'base:cbbtc',
+      'base:usdc',
+      'base:eth',
+      'avalanche:avax',
+      'avalanche:usdc',
+      'avalanche:btcb',
+      'solana:sol',
+      'solana:usdc',
+      'bitcoin_testnet:btc',
+      'ethereum_sepolia:wbtc',
+      'ethereum_sepolia:usdc',
+      'ethereum_sepolia:eth',
+      'base_sepolia:cbbtc',
+      'avalanche_fuji:avax',
+      'solana_devnet:sol',
     ]) {
       expect(ids).toContain(id);
     }
-    expect(registry.asset('ethereum:wbtc')).toMatchObject({ symbol: 'WBTC', decimals: 8, token_address: '0x2260FAC5E5542a773Aa44fBCfeDf7C193bc2C599' });
+    expect(registry.asset('ethereum:wbtc')).toMatchObject({
+      symbol: 'WBTC',
+      decimals: 8,
+      token_address: '0x2260FAC5E5542a773Aa44fBCfeDf7C193bc2C599',
+    });
     expect(registry.asset('ethereum:usdc')).toMatchObject({ decimals: 6, token_address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' });
     expect(registry.asset('ethereum:usdt')).toMatchObject({ decimals: 6, token_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7' });
-    expect(registry.asset('base:cbbtc')).toMatchObject({ symbol: 'cbBTC', decimals: 8, token_address: '0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf' });
+    expect(registry.asset('base:cbbtc')).toMatchObject({
+      symbol: 'cbBTC',
+      decimals: 8,
+      token_address: '0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf',
+    });
     expect(registry.asset('avalanche:btcb')).toMatchObject({ symbol: 'BTC.b', decimals: 8 });
     expect(registry.asset('solana:usdc')).toMatchObject({ decimals: 6, token_address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' });
     expect(registry.asset('ethereum:eth')).toMatchObject({ decimals: 18, token_address: '0x0000000000000000000000000000000000000000' });
@@ -84,9 +111,7 @@ describe('the default registry', () => {
   });
 
   it('pairs every mainnet asset with a testnet twin of the same symbol', () => {
-    const testnetSymbols = new Set(
-      registry.assets.filter((a) => registry.chain(a.chain)?.network === 'testnet').map((a) => a.symbol),
-    );
+    const testnetSymbols = new Set(registry.assets.filter((a) => registry.chain(a.chain)?.network === 'testnet').map((a) => a.symbol));
     for (const symbol of ['BTC', 'WBTC', 'cbBTC', 'BTC.b', 'USDC', 'ETH', 'AVAX', 'SOL']) expect(testnetSymbols).toContain(symbol);
   });
 
@@ -172,7 +197,15 @@ describe('loadRegistry from an object', () => {
       chains: [
         { ...evmChain, chain_id: undefined, solver: '0x5aaeb6053F3E94C9b9A09f33669435E7Ef1BeAed' },
         { ...evmChain, id: 'ethereum', chain_id: 1 },
-        { id: 'bitcoin', name: 'Bitcoin', kind: 'bitcoin', network: 'mainnet', chain_id: 0, solver: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', colour: 'orange' },
+        {
+          id: 'bitcoin',
+          name: 'Bitcoin',
+          kind: 'bitcoin',
+          network: 'mainnet',
+          chain_id: 0,
+          solver: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
+          colour: 'orange',
+        },
         { id: 'Solana', name: '', kind: 'solana', network: 'devnet', solver: 'x' },
       ],
       assets: [
@@ -204,7 +237,11 @@ describe('loadRegistry from an object', () => {
       'assets[4].max_amount: must be a positive integer string in base units',
       'assets[4].id: duplicate asset id "ethereum:usdc"',
     ];
-    for (const line of expected) expect(problems.some((p) => p.startsWith(line)), `${line}\n in\n${problems.join('\n')}`).toBe(true);
+    for (const line of expected)
+      expect(
+        problems.some((p) => p.startsWith(line)),
+        `${line}\n in\n${problems.join('\n')}`,
+      ).toBe(true);
     // The error message carries them all, one per line.
     expect(() => loadRegistry({ fee_bips: 10_000, chains: [evmChain], assets: [{ ...usdc, price_usd: '0' }] })).toThrow(
       /Invalid asset registry \(object\):\n {2}fee_bips: must be below 10000\n {2}assets\[0\]\.price_usd: /,
@@ -217,7 +254,13 @@ describe('loadRegistry from an object', () => {
   });
 
   it('refuses a testnet address on a mainnet chain, and a mainnet one on testnet', () => {
-    const bitcoin = { id: 'bitcoin', name: 'Bitcoin', kind: 'bitcoin', network: 'mainnet', solver: 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx' };
+    const bitcoin = {
+      id: 'bitcoin',
+      name: 'Bitcoin',
+      kind: 'bitcoin',
+      network: 'mainnet',
+      solver: 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx',
+    };
     const testnet = { ...bitcoin, id: 'bitcoin_testnet', network: 'testnet', solver: '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2' };
     const btc = { ...usdc, id: 'bitcoin:btc', chain: 'bitcoin', decimals: 8, token_address: 'primary' };
     expect(problemsOf({ fee_bips: 30, chains: [bitcoin, testnet], assets: [btc] })).toEqual([

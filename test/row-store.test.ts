@@ -21,7 +21,10 @@ beforeAll(async () => {
   const fresh = await makeOrder(t, {}, USER);
   t.clock.advance(2);
   const active = await makeOrder(t, {}, USER);
-  for (const [swapId, block] of [[active.source_intent.swap_id, 1000], [active.destination_intent.swap_id, 2_000_000]] as const) {
+  for (const [swapId, block] of [
+    [active.source_intent.swap_id, 1000],
+    [active.destination_intent.swap_id, 2_000_000],
+  ] as const) {
     expect((await postEvent(t, swapId, escrowEvent('create', block, {}, t.clock.now()))).status).toBe(200);
   }
   t.clock.advance(2);
@@ -65,7 +68,12 @@ describe('row store reads', () => {
   });
 
   it('reads a user page exactly as Prisma Client does, newest first', async () => {
-    for (const [take, skip] of [[20, 0], [2, 0], [2, 1], [5, 3]]) {
+    for (const [take, skip] of [
+      [20, 0],
+      [2, 0],
+      [2, 1],
+      [5, 3],
+    ]) {
       const fast = await t.db.rows.ordersOfUser(USER, take!, skip!);
       const prisma = await t.db.prisma.order.findMany({ where: { userId: USER }, orderBy: NEWEST_FIRST, take, skip });
       expect(fast.map((o) => o.id)).toEqual(prisma.map((o) => o.id));
@@ -113,7 +121,13 @@ describe('row store writes', () => {
     // The same quote again, with fresh ids everywhere so no unique index could be what stops it.
     const fresh = (id: string) => id.replace(/^./, (c) => (c === 'f' ? '0' : 'f'));
     const result = await t.db.rows.insertOrderConsumingQuote(
-      { ...stored, id: fresh(stored.id), commitmentHash: fresh(stored.commitmentHash), sourceSwapId: fresh(stored.sourceSwapId), destinationSwapId: fresh(stored.destinationSwapId) },
+      {
+        ...stored,
+        id: fresh(stored.id),
+        commitmentHash: fresh(stored.commitmentHash),
+        sourceSwapId: fresh(stored.sourceSwapId),
+        destinationSwapId: fresh(stored.destinationSwapId),
+      },
       [
         { ...intents.find((i) => i.side === 'source')!, swapId: fresh(stored.sourceSwapId) },
         { ...intents.find((i) => i.side === 'destination')!, swapId: fresh(stored.destinationSwapId) },

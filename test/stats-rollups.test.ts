@@ -5,9 +5,9 @@ import { loadConfig } from '../src/config.ts';
 import type { Database } from '../src/db/database.ts';
 import { loadRegistry } from '../src/domain/registry/registry.ts';
 import { computeStats, type Stats, type StatsWindow } from '../src/domain/stats.ts';
-import { countLivePending } from '../src/domain/live-pending.ts';
-import { countByStatus } from '../src/domain/order-list.ts';
-import { ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere } from '../src/domain/status.ts';
+import { countLivePending } from '../src/domain/status/live-pending.ts';
+import { countByStatus } from '../src/domain/status/count.ts';
+import { ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere } from '../src/domain/status/rule.ts';
 import { openTestDatabase } from './support/database.ts';
 
 /**
@@ -43,7 +43,10 @@ async function oracle(now: Date): Promise<Omit<Stats, 'computedAt'>> {
       inProgressOrders: rows.filter((o) => bucket(o) === 'in_progress').length,
       cancelledOrders: rows.filter((o) => bucket(o) === 'cancelled').length,
       uniqueUsers: new Set(rows.map((o) => o.userId)).size,
-      totalVolumeUsd: rows.reduce((sum, o) => sum.plus(o.volumeUsd.toFixed()), new Decimal(0)).toDecimalPlaces(2).toNumber(),
+      totalVolumeUsd: rows
+        .reduce((sum, o) => sum.plus(o.volumeUsd.toFixed()), new Decimal(0))
+        .toDecimalPlaces(2)
+        .toNumber(),
       avgCompletionTimeSecs: timed.length === 0 ? 0 : secs.div(timed.length).toDecimalPlaces(2).toNumber(),
     };
   };

@@ -34,7 +34,7 @@ describe('GET /stats', () => {
 
     const reply = await t.rest('GET', '/stats');
     const stats = reply.body.result;
-    const btcVolume = (0.3 * Number(price('bitcoin:btc')));
+    const btcVolume = 0.3 * Number(price('bitcoin:btc'));
     const usdcRecent = 1 * Number(price('ethereum:usdc'));
     const usdcOld = 1.234567 * Number(price('ethereum:usdc'));
     const cents = (n: number) => Math.round(n * 100) / 100;
@@ -48,9 +48,7 @@ describe('GET /stats', () => {
       ['bitcoin', 2],
       ['ethereum', 2],
     ]);
-    expect(stats.top_assets).toContainEqual(
-      expect.objectContaining({ asset: 'bitcoin:btc', symbol: 'BTC', order_count: 2 }),
-    );
+    expect(stats.top_assets).toContainEqual(expect.objectContaining({ asset: 'bitcoin:btc', symbol: 'BTC', order_count: 2 }));
 
     // After the deadline, pending orders count as cancelled (expired).
     t.clock.advance(t.config.orderDeadlineSeconds);

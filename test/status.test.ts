@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.ts';
-import { deriveStage, ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere, type EscrowFacts } from '../src/domain/status.ts';
+import { countByStatus } from '../src/domain/status/count.ts';
+import { deriveStage, ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere, type EscrowFacts } from '../src/domain/status/rule.ts';
 import type { Stage } from '../src/generated/prisma/client.ts';
 import { openTestDatabase } from './support/database.ts';
 
@@ -12,7 +13,7 @@ const facts = (s: string): EscrowFacts => ({
   late: s.includes('L'),
 });
 
-describe('deriveStage (CONTRACT 4.3)', () => {
+describe('deriveStage', () => {
   it.each([
     ['', '', 'pending'],
     ['', 'c', 'pending'],
@@ -55,10 +56,18 @@ describe('statusAt', () => {
   });
 });
 
-describe('statusWhere agrees with statusAt on the database', () => {
+describe('statusWhere and the rollup counts agree with statusAt on the database', () => {
   let db: Database;
   const now = new Date('2026-06-01T12:00:00Z');
-  const stages: Stage[] = ['pending', 'source_created', 'destination_created', 'destination_claimed', 'completed', 'refunding', 'cancelled'];
+  const stages: Stage[] = [
+    'pending',
+    'source_created',
+    'destination_created',
+    'destination_claimed',
+    'completed',
+    'refunding',
+    'cancelled',
+  ];
   const offsets = [-7200, -1, 0, 1, 7200];
   const rows: { id: string; stage: Stage; deadlineAt: Date; destExpiresAt: Date }[] = [];
 
@@ -115,5 +124,11 @@ describe('statusWhere agrees with statusAt on the database', () => {
     const found = await db.prisma.order.findMany({ where: statusWhere(status, now), select: { id: true } });
     const expected = rows.filter((r) => statusAt(r, now) === status).map((r) => r.id);
     expect(found.map((f) => f.id).sort()).toEqual(expected.sort());
+  });
+
+  it.each(ORDER_STATUSES)('%s counted from the rollups the stats trigger keeps', async (status) => {
+    const expected = rows.filter((r) => statusAt(r, now) === status).length;
+    expect(expected).toBeGreaterThan(0);
+    expect(await countByStatus(db.prisma, [status], now)).toBe(expected);
   });
 });

@@ -3,7 +3,6 @@ import { createClient } from 'graphql-ws';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import type { App } from '../src/app.ts';
 import type { Database } from '../src/db/database.ts';
 import { SUBSCRIBER_OPTIONS } from '../src/redis.ts';
 import { WATCHER_KEY, createTestApp, type TestApp } from './support/app.ts';
@@ -174,11 +173,14 @@ describe('subscriptions over WebSocket (graphql-ws)', () => {
     const once = (query: string, variables?: Record<string, unknown>) =>
       new Promise<{ data?: unknown; errors?: unknown[] }>((resolve, reject) => {
         let result: { data?: unknown; errors?: unknown[] } = {};
-        client.subscribe({ query, variables }, {
-          next: (r) => (result = r as typeof result),
-          error: (e) => (Array.isArray(e) ? resolve({ errors: e }) : reject(e)),
-          complete: () => resolve(result),
-        });
+        client.subscribe(
+          { query, variables },
+          {
+            next: (r) => (result = r as typeof result),
+            error: (e) => (Array.isArray(e) ? resolve({ errors: e }) : reject(e)),
+            complete: () => resolve(result),
+          },
+        );
       });
     try {
       const bad = await bounded(once('subscription { nope('), WAIT_MS, 'syntax error');
@@ -186,7 +188,13 @@ describe('subscriptions over WebSocket (graphql-ws)', () => {
       const order = await makeOrder(t, {}, uniqueUser());
       const recorded = await bounded(
         once('mutation ($input: RecordEscrowEventInput!) { recordEscrowEvent(input: $input) { status } }', {
-          input: { swapId: order.source_intent.swap_id, kind: 'CREATE', txHash: `0x${'cd'.repeat(32)}`, blockNumber: 1, timestamp: '2026-01-01T00:00:00Z' },
+          input: {
+            swapId: order.source_intent.swap_id,
+            kind: 'CREATE',
+            txHash: `0x${'cd'.repeat(32)}`,
+            blockNumber: 1,
+            timestamp: '2026-01-01T00:00:00Z',
+          },
         }),
         WAIT_MS,
         'mutation over WebSocket',

@@ -61,7 +61,11 @@ describe.skipIf(TEST_DB !== 'pglite')('traces over OTLP/HTTP', () => {
   it('exports one REST request as a chain: HTTP span, GraphQL execution, Prisma, SQL; logs carry both ids', async () => {
     const post = (path: string, body: unknown) =>
       fetch(`${server.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const quote = (await (await post('/quotes', { source: { asset: 'bitcoin:btc', amount: '10000000' }, destination: { asset: 'ethereum:wbtc' } })).json()).result;
+    const quote = (
+      await (
+        await post('/quotes', { source: { asset: 'bitcoin:btc', amount: '10000000' }, destination: { asset: 'ethereum:wbtc' } })
+      ).json()
+    ).result;
     const order = (await (await post('/orders', orderBody(quote))).json()).result;
 
     // The caller's trace: the server's span must join it.
@@ -72,7 +76,9 @@ describe.skipIf(TEST_DB !== 'pglite')('traces over OTLP/HTTP', () => {
     });
     expect(response.status).toBe(200);
 
-    await expect.poll(() => received.filter((s) => s.traceId === traceId).some((s) => s.name === 'prisma:client:db_query'), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => received.filter((s) => s.traceId === traceId).some((s) => s.name === 'prisma:client:db_query'), { timeout: 10_000 })
+      .toBe(true);
     const spans = received.filter((s) => s.traceId === traceId);
     const byId = new Map(spans.map((s) => [s.spanId, s]));
     const attribute = (span: ReceivedSpan, key: string) => span.attributes.find((a) => a.key === key)?.value;
@@ -83,7 +89,9 @@ describe.skipIf(TEST_DB !== 'pglite')('traces over OTLP/HTTP', () => {
     expect(http.kind).toBe(2); // SERVER
     expect(attribute(http, 'http.response.status_code')?.intValue).toBe(200);
 
-    const sql = spans.find((s) => s.name === 'prisma:client:db_query' && /SELECT/i.test(String(attribute(s, 'db.query.text')?.stringValue)))!;
+    const sql = spans.find(
+      (s) => s.name === 'prisma:client:db_query' && /SELECT/i.test(String(attribute(s, 'db.query.text')?.stringValue)),
+    )!;
     expect(sql).toBeDefined();
     // Walk up from the SQL statement to the caller: every parent is exported, and the chain passes through
     // Prisma's operation and the GraphQL execution of the REST route's document.
@@ -102,6 +110,8 @@ describe.skipIf(TEST_DB !== 'pglite')('traces over OTLP/HTTP', () => {
     expect(line).toBeDefined();
     expect(JSON.parse(line!)).toMatchObject({ reqId: 'trace-test-1', traceId, spanId: http.spanId });
     const depth = (span: ReceivedSpan): number => (byId.has(span.parentSpanId ?? '') ? 1 + depth(byId.get(span.parentSpanId!)!) : 0);
-    console.log(`trace ${traceId}:\n${spans.map((s) => `${'  '.repeat(depth(s))}${s.name} (${s.spanId} <- ${s.parentSpanId})`).join('\n')}`);
+    console.log(
+      `trace ${traceId}:\n${spans.map((s) => `${'  '.repeat(depth(s))}${s.name} (${s.spanId} <- ${s.parentSpanId})`).join('\n')}`,
+    );
   });
 });

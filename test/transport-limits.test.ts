@@ -108,8 +108,7 @@ describe('one rate budget for HTTP and WebSocket, counted per operation', () => 
   const API_KEY = `api-${randomBytes(8).toString('hex')}`;
   const s = serve({ RATE_LIMIT_PER_IP: '3', RATE_LIMIT_PER_KEY: '4', TRUST_PROXY: 'true', API_KEYS: API_KEY });
 
-  const httpStatus = async (me: string) =>
-    (await fetch(`${s.server.base}/chains`, { headers: { 'x-forwarded-for': me } })).status;
+  const httpStatus = async (me: string) => (await fetch(`${s.server.base}/chains`, { headers: { 'x-forwarded-for': me } })).status;
 
   it('spends the IP budget with HTTP requests and WebSocket operations alike; a refusal is RATE_LIMITED and the socket stays', async () => {
     const me = ip();
@@ -121,7 +120,10 @@ describe('one rate budget for HTTP and WebSocket, counted per operation', () => 
       const refused = await session.run('three', '{ __typename }');
       expect(refused.type).toBe('error');
       expect(refused.payload).toEqual([
-        expect.objectContaining({ message: expect.stringMatching(/^rate limit of 3 requests per minute reached; retry in \d+ s$/), extensions: { code: 'RATE_LIMITED' } }),
+        expect.objectContaining({
+          message: expect.stringMatching(/^rate limit of 3 requests per minute reached; retry in \d+ s$/),
+          extensions: { code: 'RATE_LIMITED' },
+        }),
       ]);
       // A subscription is an operation too, refused the same way.
       session.subscribe('four', ORDER_UPDATED, { id: orderId() });

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { createTestApp, type Json, type TestApp } from './support/app.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
 import { makeOrder, makeQuote, newSecret, orderBody } from './support/fixtures.ts';
 
@@ -34,8 +34,7 @@ class Receiver {
     this.server.closeAllConnections();
     return new Promise((r) => this.server.close(r));
   }
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  bodies(): any[] {
+  bodies(): Json[] {
     return this.received.map((r) => JSON.parse(r.body));
   }
 }
@@ -59,7 +58,12 @@ async function until(t: TestApp, done: () => boolean, ms = 10_000) {
 }
 
 async function register(t: TestApp, url: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  const reply = await t.rest('POST', '/webhooks', { url, events: ['order.status_changed', 'claim.confirmed', 'claim.failed'], ...extra }, headers);
+  const reply = await t.rest(
+    'POST',
+    '/webhooks',
+    { url, events: ['order.status_changed', 'claim.confirmed', 'claim.failed'], ...extra },
+    headers,
+  );
   expect(reply.status, JSON.stringify(reply.body)).toBe(201);
   return reply.body.result as { id: string; secret: string };
 }
@@ -149,7 +153,7 @@ describe('delivery', () => {
     expect(health.webhooks).toMatchObject({ outbox_depth: 0, pending_deliveries: 0 });
   });
 
-  it('delivers one order\'s events in order, even when the first needs retries', async () => {
+  it("delivers one order's events in order, even when the first needs retries", async () => {
     receiver = await new Receiver().start();
     receiver.answer = (n, res) => (n <= 2 ? void res.writeHead(503).end() : void res.end());
     await register(t, receiver.url);
@@ -178,7 +182,7 @@ describe('delivery', () => {
     expect(receiver.bodies().map((b) => b.data.order_id)).toEqual([mine.order_id]);
   });
 
-  it('signs with both secrets during a rotation\'s grace period', async () => {
+  it("signs with both secrets during a rotation's grace period", async () => {
     receiver = await new Receiver().start();
     const { id, secret: old } = await register(t, receiver.url);
     const rotated = await t.rest('POST', `/webhooks/${id}/rotate-secret`, { grace_seconds: 3600 });
@@ -190,7 +194,8 @@ describe('delivery', () => {
     await until(t, () => receiver.received.length >= 1);
     const [got] = receiver.received;
     expect(String(got!.headers['webhook-signature']).split(' ')).toHaveLength(2);
-    for (const secret of [old, fresh]) expect(() => new Webhook(secret).verify(got!.body, got!.headers as Record<string, string>)).not.toThrow();
+    for (const secret of [old, fresh])
+      expect(() => new Webhook(secret).verify(got!.body, got!.headers as Record<string, string>)).not.toThrow();
   });
 
   it('redelivers an event on request, with the same webhook-id', async () => {
@@ -207,7 +212,7 @@ describe('delivery', () => {
     expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
   });
 
-  it('announces the relayer\'s claim outcome (claim.confirmed) with the claim as REST returns it', async () => {
+  it("announces the relayer's claim outcome (claim.confirmed) with the claim as REST returns it", async () => {
     receiver = await new Receiver().start();
     await register(t, receiver.url, { events: ['claim.confirmed', 'claim.failed'] });
     const { secret, commitmentHash } = newSecret();
@@ -241,7 +246,10 @@ describe('delivery', () => {
       await until(t, () => expiredOf().length >= 1);
       expect(expiredOf()[0].data).toMatchObject({ previous_status: 'pending' });
       // Orders of earlier tests expired too, each announced once.
-      const expiredIds = receiver.bodies().filter((b) => b.data.status === 'expired').map((b) => b.data.order_id);
+      const expiredIds = receiver
+        .bodies()
+        .filter((b) => b.data.status === 'expired')
+        .map((b) => b.data.order_id);
       expect(new Set(expiredIds).size).toBe(expiredIds.length);
       await t.runtime.webhooks.sweep();
       await t.runtime.webhooks.tick();
@@ -262,7 +270,7 @@ describe('giving up', () => {
     return { app, id };
   }
 
-  it('fails a delivery after the retry window, its last attempt at the window\'s end', async () => {
+  it("fails a delivery after the retry window, its last attempt at the window's end", async () => {
     const { app, id } = await failingApp({ WEBHOOK_RETRY_FOR_SECONDS: '1' });
     try {
       const deliveries = async () => (await app.rest('GET', `/webhooks/${id}/deliveries`)).body.result;
@@ -315,6 +323,33 @@ describe('giving up', () => {
   });
 });
 
+describe('outbox', () => {
+  it('drops events no endpoint wanted a day after their fan-out, and keeps those with deliveries', async () => {
+    const app = await createTestApp({ env: FAST });
+    receiver = await new Receiver().start();
+    try {
+      await makeOrder(app, {}, 'unheard');
+      await app.runtime.webhooks.tick();
+      await register(app, receiver.url);
+      await makeOrder(app, {}, 'heard');
+      await until(app, () => receiver.received.length >= 1);
+      const count = () => app.db.prisma.webhookEvent.count();
+      expect(await count()).toBe(2);
+      await app.runtime.webhooks.sweep();
+      expect(await count()).toBe(2);
+      app.clock.advance(25 * 3600);
+      await app.runtime.webhooks.sweep();
+      // Both orders expired meanwhile (the sweep wrote those events, not yet fanned out); of the creation
+      // events, the one no endpoint wanted is gone.
+      const created = await app.db.prisma.webhookEvent.findMany({ where: { status: 'pending' }, select: { userId: true } });
+      expect(created).toEqual([{ userId: 'heard' }]);
+      expect(await app.db.prisma.webhookEvent.count({ where: { status: 'expired' } })).toBe(2);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('several instances', () => {
   it('sends each attempt from exactly one instance', async () => {
     receiver = await new Receiver().start();
@@ -328,7 +363,12 @@ describe('several instances', () => {
       for (let i = 0; i < 12; i++) orders.push(await makeOrder(t, {}, `multi-${i}`));
       const deadline = Date.now() + 20_000;
       while (receiver.received.length < orders.length && Date.now() < deadline) {
-        await Promise.all([one!.runtime.webhooks.tick(), two!.runtime.webhooks.tick(), one!.runtime.webhooks.tick(), two!.runtime.webhooks.tick()]);
+        await Promise.all([
+          one!.runtime.webhooks.tick(),
+          two!.runtime.webhooks.tick(),
+          one!.runtime.webhooks.tick(),
+          two!.runtime.webhooks.tick(),
+        ]);
       }
       await Promise.all([one!.runtime.webhooks.tick(), two!.runtime.webhooks.tick()]);
       const ids = receiver.received.map((r) => r.headers['webhook-id']);

@@ -1,16 +1,16 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createMigrationSql, MIGRATION_LOCK_CONTENT, MIGRATION_LOCK_FILE } from '../../src/db/schema-engine.ts';
+import { MIGRATIONS_DIR, readMigrations } from '../../src/db/migrate.ts';
+import { createMigrationSql, MIGRATION_LOCK_CONTENT, MIGRATION_LOCK_FILE } from './schema-engine.ts';
 
 // `npm run db:migration:create -- <name>`: writes prisma/migrations/<timestamp>_<name>/migration.sql with
 // what takes a database migrated with the existing migrations to prisma/schema.prisma, as
-// `prisma migrate dev --create-only` would (the native CLI cannot run here: see src/db/schema-engine.ts).
+// `prisma migrate dev --create-only` would (the native CLI cannot run here: see prisma/scripts/schema-engine.ts).
 // Writes nothing when the schema has not changed.
 
 const SCHEMA_PATH = fileURLToPath(new URL('../schema.prisma', import.meta.url));
-const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations/', import.meta.url));
 
 /** Prisma's folder-name rules: lower-case words joined by `_`, at most 200 characters. */
 function migrationName(raw: string): string {
@@ -29,10 +29,9 @@ function timestamp(date: Date): string {
 /** A timestamp after every existing folder's, so folder order stays apply order even if clocks disagree. */
 async function nextTimestamp(): Promise<string> {
   const existing = existsSync(MIGRATIONS_DIR)
-    ? (await readdir(MIGRATIONS_DIR, { withFileTypes: true }))
-        .filter((entry) => entry.isDirectory() && /^\d{14}_/.test(entry.name))
-        .map((entry) => entry.name.slice(0, 14))
-        .sort()
+    ? (await readMigrations(MIGRATIONS_DIR))
+        .filter((migration) => /^\d{14}_/.test(migration.name))
+        .map((migration) => migration.name.slice(0, 14))
     : [];
   const last = existing.at(-1);
   let date = new Date();

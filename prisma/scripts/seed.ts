@@ -8,18 +8,18 @@ import { ConfigError, loadConfig, type Config } from '../../src/config.ts';
 import { openPglite, openPostgres, type Database } from '../../src/db/database.ts';
 import { isValidAddress } from '../../src/domain/addresses.ts';
 import type { DomainDeps } from '../../src/domain/deps.ts';
-import { factsOf, recordEscrowEvent } from '../../src/domain/escrow-events.ts';
-import { buildOrder, createOrder, requestFingerprint, type CreateOrderRequest } from '../../src/domain/orders.ts';
-import { createQuote, priceQuote, resolvePair } from '../../src/domain/quotes.ts';
+import { applyEscrowEvent, recordEscrowEvent, type EscrowEvent, type EscrowRecord } from '../../src/domain/escrow-events.ts';
+import { buildOrder, createOrder, requestFingerprint, type CreateOrderCommand } from '../../src/domain/orders.ts';
+import { createQuote, priceQuote, resolvePair, type CreateQuoteCommand } from '../../src/domain/quotes.ts';
 import type { Asset, Chain, Registry } from '../../src/domain/registry/registry.ts';
-import { deriveStage, ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere, type OrderStatus } from '../../src/domain/status.ts';
+import { ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere, type OrderStatus } from '../../src/domain/status/rule.ts';
 import { Prisma, type Quote, type Stage } from '../../src/generated/prisma/client.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createRuntime } from '../../src/runtime.ts';
 
 /**
  * `npm run seed`: fills the configured database with a realistic spread of orders in every status
- * of CONTRACT 4.3, through the domain rules (quote, order, escrow events) as the product itself would
+ * (src/domain/status/rule.ts), through the domain rules (quote, order, escrow events) as the product itself would
  * produce them, each at its own past time on a controlled clock.
  *
  *   npm run seed -- [--orders 200] [--users 40] [--days 10] [--seed orderbook] [--mode bulk|domain]
@@ -195,7 +195,12 @@ export function segwitV0Address(hrp: string, program: Uint8Array): string {
     acc &= (1 << bits) - 1;
   }
   if (bits > 0) data.push((acc << (5 - bits)) & 31);
-  const expanded = [...hrp].map((c) => c.charCodeAt(0) >> 5).concat([0], [...hrp].map((c) => c.charCodeAt(0) & 31));
+  const expanded = [...hrp]
+    .map((c) => c.charCodeAt(0) >> 5)
+    .concat(
+      [0],
+      [...hrp].map((c) => c.charCodeAt(0) & 31),
+    );
   const mod = bech32Polymod([...expanded, ...data, 0, 0, 0, 0, 0, 0]) ^ 1;
   const checksum = Array.from({ length: 6 }, (_, i) => (mod >>> (5 * (5 - i))) & 31);
   return `${hrp}1${[...data, ...checksum].map((d) => BECH32_CHARSET[d]).join('')}`;
@@ -212,10 +217,46 @@ export interface SeedUser {
 }
 
 const NAMES = [
-  'alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi', 'ivan', 'judy', 'karl', 'liam',
-  'mallory', 'nina', 'oscar', 'peggy', 'quentin', 'rupert', 'sybil', 'trent', 'ursula', 'victor', 'walter',
-  'xena', 'yara', 'zoe', 'amir', 'bea', 'chen', 'dmitri', 'elif', 'fatima', 'goran', 'hana', 'ines', 'jonas',
-  'kenji', 'lucia', 'mateo', 'noor',
+  'alice',
+  'bob',
+  'carol',
+  'dave',
+  'erin',
+  'frank',
+  'grace',
+  'heidi',
+  'ivan',
+  'judy',
+  'karl',
+  'liam',
+  'mallory',
+  'nina',
+  'oscar',
+  'peggy',
+  'quentin',
+  'rupert',
+  'sybil',
+  'trent',
+  'ursula',
+  'victor',
+  'walter',
+  'xena',
+  'yara',
+  'zoe',
+  'amir',
+  'bea',
+  'chen',
+  'dmitri',
+  'elif',
+  'fatima',
+  'goran',
+  'hana',
+  'ines',
+  'jonas',
+  'kenji',
+  'lucia',
+  'mateo',
+  'noor',
 ];
 
 export function makeUsers(rng: Rng, count: number): SeedUser[] {
@@ -226,7 +267,7 @@ export function makeUsers(rng: Rng, count: number): SeedUser[] {
     return {
       id: round === 0 ? name : `${name}-${round + 1}`,
       // A few users trade a lot, most trade a little (Zipf-like).
-      weight: 1 / Math.pow(i + 1, 0.8),
+      weight: 1 / (i + 1) ** 0.8,
       evm: getAddress(`0x${rng.bytes(20).toString('hex')}`),
       bitcoin: segwitV0Address('bc', key.subarray(0, 20)),
       bitcoinTestnet: segwitV0Address('tb', key.subarray(12, 32)),
@@ -325,7 +366,7 @@ export function sourceAmount(rng: Rng, asset: Asset): bigint {
   const units = usd / Number(asset.price_usd);
   const digits = rng.weighted([1, 2, 3, 4], (d) => [25, 35, 25, 15][d - 1]!);
   const exponent = Math.floor(Math.log10(units)) - (digits - 1);
-  const mantissa = BigInt(Math.max(1, Math.round(units / Math.pow(10, exponent))));
+  const mantissa = BigInt(Math.max(1, Math.round(units / 10 ** exponent)));
   const shift = exponent + asset.decimals;
   let amount = shift >= 0 ? mantissa * 10n ** BigInt(shift) : mantissa / 10n ** BigInt(-shift);
   const min = BigInt(asset.min_amount);
@@ -457,16 +498,12 @@ function planEvents(rng: Rng, status: OrderStatus, route: Route, createdAt: numb
   const srcTl = route.sourceChain.source_timelock_secs;
   const latest = t.nowS - 30;
   // Bitcoin needs confirmations; the user funds within the order's deadline.
-  const fundDelay = Math.min(
-    route.sourceChain.kind === 'bitcoin' ? rng.logUniform(300, 2400) : rng.logUniform(20, 600),
-    t.deadline * 0.8,
-  );
+  const fundDelay = Math.min(route.sourceChain.kind === 'bitcoin' ? rng.logUniform(300, 2400) : rng.logUniform(20, 600), t.deadline * 0.8);
   const solverDelay = route.sourceChain.kind === 'bitcoin' ? rng.logUniform(60, 900) : rng.logUniform(15, 300);
   const userClaimDelay = rng.logUniform(20, 1800);
   const solverClaimDelay = rng.logUniform(10, 600);
   const destCancel = createdAt + destTl + Math.floor(rng.logUniform(60, 3 * 3600));
-  const srcCancel = (notAfter: number) =>
-    Math.min(createdAt + srcTl + Math.floor(rng.logUniform(60, 6 * 3600)), notAfter);
+  const srcCancel = (notAfter: number) => Math.min(createdAt + srcTl + Math.floor(rng.logUniform(60, 6 * 3600)), notAfter);
 
   const src = (kind: PlannedEvent['kind'], at: number) => ({ side: 'source' as const, kind, at });
   const dst = (kind: PlannedEvent['kind'], at: number) => ({ side: 'destination' as const, kind, at });
@@ -592,8 +629,6 @@ export function planSeed(
 // ---------------------------------------------------------------------------------------------
 // Seeding through the domain rules
 
-const iso = (secs: number) => new Date(secs * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
 function emptyCounts(): Record<OrderStatus, number> {
   return Object.fromEntries(ORDER_STATUSES.map((s) => [s, 0])) as Record<OrderStatus, number>;
 }
@@ -601,7 +636,10 @@ function emptyCounts(): Record<OrderStatus, number> {
 export async function seed(options: SeedOptions): Promise<SeedResult> {
   const { db, config } = options;
   const log = options.log ?? (() => undefined);
-  for (const [name, value] of [['orders', options.orders], ['users', options.users]] as const) {
+  for (const [name, value] of [
+    ['orders', options.orders],
+    ['users', options.users],
+  ] as const) {
     if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
   }
   if (!Number.isFinite(options.days) || options.days <= 0) throw new Error('days must be a positive number');
@@ -655,16 +693,14 @@ export async function seed(options: SeedOptions): Promise<SeedResult> {
   log(`seeded ${orderIds.length} orders, ${events} escrow events in ${(elapsedMs / 1000).toFixed(1)} s`);
   const width = Math.max(...ORDER_STATUSES.map((s) => s.length));
   for (const s of ORDER_STATUSES) log(`  ${s.padEnd(width)} ${String(byStatus[s]).padStart(8)}   (${STATUS_BUCKET[s]})`);
-  if (movedByClock > 0) log(`note: ${movedByClock} order(s) reached a deadline while seeding ran, as their clock says (expired, refunding)`);
+  if (movedByClock > 0)
+    log(`note: ${movedByClock} order(s) reached a deadline while seeding ran, as their clock says (expired, refunding)`);
   if (mismatches > 0) log(`warning: ${mismatches} order(s) are not in their planned status`);
   const [total, ...perStatus] = await Promise.all([
     db.prisma.order.count(),
     ...ORDER_STATUSES.map((s) => db.prisma.order.count({ where: statusWhere(s, end) })),
   ]);
-  log(
-    `database now holds ${total} orders: ` +
-      ORDER_STATUSES.map((s, i) => `${perStatus[i]} ${s}`).join(', '),
-  );
+  log(`database now holds ${total} orders: ${ORDER_STATUSES.map((s, i) => `${perStatus[i]} ${s}`).join(', ')}`);
 
   return { orders: orderIds.length, users: plan.users.length, orderIds, byStatus, mismatches, events, elapsedMs };
 }
@@ -683,33 +719,52 @@ interface Seeded {
 
 type Progress = (done: number, events: number) => void;
 
+/** What one planned order sends, as a wallet and a watcher would: both seed modes build it here. */
+function requestsOf(order: PlannedOrder) {
+  const { route, user } = order;
+  // The wallet's secret: only its sha256 goes into the order; the claims reveal it.
+  const secret = randomBytes(32).toString('hex');
+  const commitmentHash = createHash('sha256').update(Buffer.from(secret, 'hex')).digest('hex');
+  return {
+    quote: {
+      source: { asset: route.source.id, amount: order.amount },
+      destination: { asset: route.destination.id },
+    } satisfies CreateQuoteCommand,
+    order: (quoteId: string, destAmount: bigint): CreateOrderCommand => ({
+      userId: user.id,
+      quoteId,
+      source: { asset: route.source.id, recipient: userAddress(user, route.sourceChain), amount: order.amount },
+      destination: { asset: route.destination.id, recipient: userAddress(user, route.destChain), amount: destAmount },
+      commitmentHash,
+    }),
+    /** The planned escrow events in the order the watcher reports them. */
+    events: [...order.events]
+      .sort((a, b) => a.seenAt - b.seenAt)
+      .map((event) => {
+        const chain = event.side === 'source' ? route.sourceChain : route.destChain;
+        const escrowEvent: EscrowEvent = {
+          kind: event.kind,
+          txHash: txHash(chain),
+          blockNumber: BigInt(blockAt(chain, event.at)),
+          timestamp: new Date(event.at * 1000),
+          ...(event.kind === 'claim' ? { commitment: secret } : {}),
+        };
+        return { side: event.side, seenAt: event.seenAt, event: escrowEvent };
+      }),
+    commitmentHash,
+  };
+}
+
 async function seedThroughDomain(deps: DomainDeps, clock: SeedClock, plan: Plan, progress: Progress): Promise<Seeded> {
   const orderIds: string[] = [];
   let events = 0;
   const every = Math.max(1, Math.round(plan.orders.length / 10));
   for (const [index, order] of plan.orders.entries()) {
-    const { route, user } = order;
-    // The wallet's secret: only its sha256 goes into the order; the claims reveal it.
-    const secret = randomBytes(32);
-    const commitmentHash = createHash('sha256').update(secret).digest('hex');
-
+    const requests = requestsOf(order);
     clock.at(order.createdAt - order.quoteLead);
-    const quote = await createQuote(deps, {
-      source: { asset: route.source.id, amount: order.amount.toString() },
-      destination: { asset: route.destination.id },
-    });
+    const quote = await createQuote(deps, requests.quote);
     clock.at(order.createdAt);
-    const { orderId } = await createOrder(deps, {
-      user_id: user.id,
-      quote_id: quote.id,
-      source: { asset: route.source.id, recipient: userAddress(user, route.sourceChain), amount: order.amount.toString() },
-      destination: {
-        asset: route.destination.id,
-        recipient: userAddress(user, route.destChain),
-        amount: quote.destAmount.toFixed(),
-      },
-      commitment_hash: commitmentHash,
-    });
+    const { orderId } = await createOrder(deps, requests.order(quote.id, BigInt(quote.destAmount.toFixed())));
     orderIds.push(orderId);
 
     if (order.events.length > 0) {
@@ -717,16 +772,9 @@ async function seedThroughDomain(deps: DomainDeps, clock: SeedClock, plan: Plan,
         where: { id: orderId },
         select: { sourceSwapId: true, destinationSwapId: true },
       });
-      for (const event of [...order.events].sort((a, b) => a.seenAt - b.seenAt)) {
-        const chain = event.side === 'source' ? route.sourceChain : route.destChain;
-        clock.at(event.seenAt);
-        await recordEscrowEvent(deps, event.side === 'source' ? sourceSwapId : destinationSwapId, {
-          kind: event.kind,
-          tx_hash: txHash(chain),
-          block_number: blockAt(chain, event.at),
-          timestamp: iso(event.at),
-          ...(event.kind === 'claim' ? { commitment: secret.toString('hex') } : {}),
-        });
+      for (const { side, seenAt, event } of requests.events) {
+        clock.at(seenAt);
+        await recordEscrowEvent(deps, side === 'source' ? sourceSwapId : destinationSwapId, event);
         events++;
       }
     }
@@ -755,23 +803,66 @@ const text = (value: { toString(): string } | null | undefined): Cell => (value 
 const time = (value: Date | null | undefined): Cell => (value == null ? null : value.toISOString());
 
 const QUOTE_COLUMNS = {
-  id: 'text', source_asset: 'text', source_amount: 'numeric', dest_asset: 'text', dest_amount: 'numeric',
-  source_token_price: 'numeric', dest_token_price: 'numeric', fee_bips: 'int', solver: 'jsonb',
-  created_at: 'timestamptz', expires_at: 'timestamptz', consumed_by: 'text',
+  id: 'text',
+  source_asset: 'text',
+  source_amount: 'numeric',
+  dest_asset: 'text',
+  dest_amount: 'numeric',
+  source_token_price: 'numeric',
+  dest_token_price: 'numeric',
+  fee_bips: 'int',
+  solver: 'jsonb',
+  created_at: 'timestamptz',
+  expires_at: 'timestamptz',
+  consumed_by: 'text',
 } as const;
 const INTENT_COLUMNS = {
-  swap_id: 'text', side: '"Side"', chain: 'text', asset: 'text', token_address: 'text', creator: 'text',
-  recipient: 'text', amount: 'numeric', commitment_hash: 'text', commitment: 'text', cancel_after: 'bigint',
-  registry_address: 'text', create_tx_hash: 'text', create_block_number: 'bigint', create_timestamp: 'timestamptz',
-  claim_tx_hash: 'text', claim_block_number: 'bigint', claim_timestamp: 'timestamptz', cancel_tx_hash: 'text',
-  cancel_block_number: 'bigint', cancel_timestamp: 'timestamptz', created_at: 'timestamptz', updated_at: 'timestamptz',
+  swap_id: 'text',
+  side: '"Side"',
+  chain: 'text',
+  asset: 'text',
+  token_address: 'text',
+  creator: 'text',
+  recipient: 'text',
+  amount: 'numeric',
+  commitment_hash: 'text',
+  commitment: 'text',
+  cancel_after: 'bigint',
+  registry_address: 'text',
+  create_tx_hash: 'text',
+  create_block_number: 'bigint',
+  create_timestamp: 'timestamptz',
+  claim_tx_hash: 'text',
+  claim_block_number: 'bigint',
+  claim_timestamp: 'timestamptz',
+  cancel_tx_hash: 'text',
+  cancel_block_number: 'bigint',
+  cancel_timestamp: 'timestamptz',
+  created_at: 'timestamptz',
+  updated_at: 'timestamptz',
 } as const;
 const ORDER_COLUMNS = {
-  id: 'text', user_id: 'text', quote_id: 'text', source_token_price: 'numeric', dest_token_price: 'numeric',
-  fee_bips: 'int', commitment_hash: 'text', request_hash: 'text', stage: '"Stage"', deadline_at: 'timestamptz',
-  dest_expires_at: 'timestamptz', source_chain: 'text', dest_chain: 'text', source_asset: 'text', dest_asset: 'text',
-  volume_usd: 'numeric', completed_at: 'timestamptz', source_swap_id: 'text', destination_swap_id: 'text',
-  created_at: 'timestamptz', updated_at: 'timestamptz',
+  id: 'text',
+  user_id: 'text',
+  quote_id: 'text',
+  source_token_price: 'numeric',
+  dest_token_price: 'numeric',
+  fee_bips: 'int',
+  commitment_hash: 'text',
+  request_hash: 'text',
+  stage: '"Stage"',
+  deadline_at: 'timestamptz',
+  dest_expires_at: 'timestamptz',
+  source_chain: 'text',
+  dest_chain: 'text',
+  source_asset: 'text',
+  dest_asset: 'text',
+  volume_usd: 'numeric',
+  completed_at: 'timestamptz',
+  source_swap_id: 'text',
+  destination_swap_id: 'text',
+  created_at: 'timestamptz',
+  updated_at: 'timestamptz',
 } as const;
 
 type Row<C> = Record<keyof C, Cell>;
@@ -784,22 +875,10 @@ async function insertRows<C extends Record<string, string>>(db: Database, table:
     `INSERT INTO ${table} (${names.map((n) => `"${n}"`).join(', ')}) ` +
     `SELECT ${names.map((n) => `u."${n}"::${columns[n]}`).join(', ')} ` +
     `FROM unnest(${names.map((_, i) => `$${i + 1}::text[]`).join(', ')}) AS u(${names.map((n) => `"${n}"`).join(', ')})`;
-  await db.driver.query(sql, names.map((n) => rows.map((row) => row[n as keyof C])));
-}
-
-interface IntentState {
-  swapId: string;
-  createTxHash: string | null;
-  createBlockNumber: number | null;
-  createTimestamp: Date | null;
-  claimTxHash: string | null;
-  claimBlockNumber: number | null;
-  claimTimestamp: Date | null;
-  cancelTxHash: string | null;
-  cancelBlockNumber: number | null;
-  cancelTimestamp: Date | null;
-  commitment: string | null;
-  updatedAt: Date;
+  await db.driver.query(
+    sql,
+    names.map((n) => rows.map((row) => row[n as keyof C])),
+  );
 }
 
 async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedClock, plan: Plan, progress: Progress): Promise<Seeded> {
@@ -814,20 +893,13 @@ async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedClock, plan
     const intents: Row<typeof INTENT_COLUMNS>[] = [];
     const orders: Row<typeof ORDER_COLUMNS>[] = [];
     for (const order of plan.orders.slice(start, start + BATCH_ORDERS)) {
-      const { route, user } = order;
-      const secret = randomBytes(32);
-      const commitmentHash = createHash('sha256').update(secret).digest('hex');
-
+      const { route } = order;
+      const requests = requestsOf(order);
+      const { commitmentHash } = requests;
       clock.at(order.createdAt - order.quoteLead);
-      const quote = await priceQuote(deps, { sourceAsset: route.source.id, sourceAmount: order.amount, destAsset: route.destination.id });
+      const quote = await priceQuote(deps, requests.quote);
       clock.at(order.createdAt);
-      const request: CreateOrderRequest = {
-        userId: user.id,
-        quoteId: quote.id,
-        source: { asset: route.source.id, recipient: userAddress(user, route.sourceChain), amount: order.amount },
-        destination: { asset: route.destination.id, recipient: userAddress(user, route.destChain), amount: BigInt(String(quote.destAmount)) },
-        commitmentHash,
-      };
+      const request = requests.order(quote.id, BigInt(String(quote.destAmount)));
       const orderId = randomBytes(32).toString('hex');
       const stored_quote = {
         ...quote,
@@ -842,60 +914,100 @@ async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedClock, plan
 
       // The escrow events, applied as recordEscrowEvent would, in the order the watcher reports them.
       const createdAt = new Date(order.createdAt * 1000);
-      const state = (intent: Prisma.IntentCreateInput): IntentState => ({
-        swapId: intent.swapId, createTxHash: null, createBlockNumber: null, createTimestamp: null, claimTxHash: null,
-        claimBlockNumber: null, claimTimestamp: null, cancelTxHash: null, cancelBlockNumber: null, cancelTimestamp: null,
-        commitment: null, updatedAt: createdAt,
+      const escrow = (intent: Prisma.IntentCreateManyInput): EscrowRecord => ({
+        side: intent.side,
+        commitmentHash: intent.commitmentHash,
+        commitment: null,
+        updatedAt: createdAt,
+        createTxHash: null,
+        createBlockNumber: null,
+        createTimestamp: null,
+        claimTxHash: null,
+        claimBlockNumber: null,
+        claimTimestamp: null,
+        cancelTxHash: null,
+        cancelBlockNumber: null,
+        cancelTimestamp: null,
       });
-      const source = state(sourceIntent);
-      const destination = state(destinationIntent);
+      const deadlineAt = data.deadlineAt as Date;
+      let escrows = { deadlineAt, source: escrow(sourceIntent), destination: escrow(destinationIntent) };
+      let stage: Stage = 'pending';
       let updatedAt = createdAt;
-      for (const event of [...order.events].sort((a, b) => a.seenAt - b.seenAt)) {
-        const intent = event.side === 'source' ? source : destination;
-        const chain = event.side === 'source' ? route.sourceChain : route.destChain;
-        intent[`${event.kind}TxHash`] = txHash(chain);
-        intent[`${event.kind}BlockNumber`] = blockAt(chain, event.at);
-        intent[`${event.kind}Timestamp`] = new Date(event.at * 1000);
-        updatedAt = new Date(event.seenAt * 1000);
-        intent.updatedAt = updatedAt;
-        if (event.kind === 'claim') {
-          // A claim reveals the secret: from then on both intents show it.
-          for (const side of [source, destination]) {
-            side.commitment = secret.toString('hex');
-            side.updatedAt = updatedAt;
-          }
-        }
+      for (const { side, seenAt, event } of requests.events) {
+        updatedAt = new Date(seenAt * 1000);
+        const applied = applyEscrowEvent(escrows, side, event, updatedAt);
+        if (!applied) throw new Error(`seed planned the same ${event.kind} twice`);
+        escrows = { deadlineAt, source: applied.source, destination: applied.destination };
+        stage = applied.stage;
         events++;
       }
-      const deadlineAt = data.deadlineAt as Date;
-      const stage = deriveStage(factsOf(source, deadlineAt), factsOf(destination, deadlineAt));
+      const { source, destination } = escrows;
 
       quotes.push({
-        id: quote.id, source_asset: quote.sourceAsset, source_amount: text(quote.sourceAmount), dest_asset: quote.destAsset,
-        dest_amount: text(quote.destAmount), source_token_price: text(quote.sourceTokenPrice),
-        dest_token_price: text(quote.destTokenPrice), fee_bips: text(quote.feeBips), solver: JSON.stringify(quote.solver),
-        created_at: time(quote.createdAt as Date), expires_at: time(quote.expiresAt as Date), consumed_by: orderId,
+        id: quote.id,
+        source_asset: quote.sourceAsset,
+        source_amount: text(quote.sourceAmount),
+        dest_asset: quote.destAsset,
+        dest_amount: text(quote.destAmount),
+        source_token_price: text(quote.sourceTokenPrice),
+        dest_token_price: text(quote.destTokenPrice),
+        fee_bips: text(quote.feeBips),
+        solver: JSON.stringify(quote.solver),
+        created_at: time(quote.createdAt as Date),
+        expires_at: time(quote.expiresAt as Date),
+        consumed_by: orderId,
       });
-      for (const [intent, facts] of [[sourceIntent, source], [destinationIntent, destination]] as const) {
+      for (const [intent, facts] of [
+        [sourceIntent, source],
+        [destinationIntent, destination],
+      ] as const) {
         intents.push({
-          swap_id: intent.swapId, side: intent.side, chain: intent.chain, asset: intent.asset,
-          token_address: intent.tokenAddress, creator: intent.creator, recipient: intent.recipient,
-          amount: text(intent.amount as string), commitment_hash: intent.commitmentHash, commitment: facts.commitment,
-          cancel_after: text(intent.cancelAfter as bigint), registry_address: intent.registryAddress ?? null,
-          create_tx_hash: facts.createTxHash, create_block_number: text(facts.createBlockNumber),
-          create_timestamp: time(facts.createTimestamp), claim_tx_hash: facts.claimTxHash,
-          claim_block_number: text(facts.claimBlockNumber), claim_timestamp: time(facts.claimTimestamp),
-          cancel_tx_hash: facts.cancelTxHash, cancel_block_number: text(facts.cancelBlockNumber),
-          cancel_timestamp: time(facts.cancelTimestamp), created_at: time(createdAt), updated_at: time(facts.updatedAt),
+          swap_id: intent.swapId,
+          side: intent.side,
+          chain: intent.chain,
+          asset: intent.asset,
+          token_address: intent.tokenAddress,
+          creator: intent.creator,
+          recipient: intent.recipient,
+          amount: text(intent.amount as string),
+          commitment_hash: intent.commitmentHash,
+          commitment: facts.commitment,
+          cancel_after: text(intent.cancelAfter as bigint),
+          registry_address: intent.registryAddress ?? null,
+          create_tx_hash: facts.createTxHash,
+          create_block_number: text(facts.createBlockNumber),
+          create_timestamp: time(facts.createTimestamp),
+          claim_tx_hash: facts.claimTxHash,
+          claim_block_number: text(facts.claimBlockNumber),
+          claim_timestamp: time(facts.claimTimestamp),
+          cancel_tx_hash: facts.cancelTxHash,
+          cancel_block_number: text(facts.cancelBlockNumber),
+          cancel_timestamp: time(facts.cancelTimestamp),
+          created_at: time(createdAt),
+          updated_at: time(facts.updatedAt),
         });
       }
       orders.push({
-        id: orderId, user_id: data.userId, quote_id: quote.id, source_token_price: text(quote.sourceTokenPrice),
-        dest_token_price: text(quote.destTokenPrice), fee_bips: text(data.feeBips), commitment_hash: commitmentHash,
-        request_hash: data.requestHash, stage, deadline_at: time(deadlineAt), dest_expires_at: time(data.destExpiresAt as Date),
-        source_chain: data.sourceChain, dest_chain: data.destChain, source_asset: data.sourceAsset, dest_asset: data.destAsset,
-        volume_usd: text(data.volumeUsd as string), completed_at: time(destination.claimTimestamp),
-        source_swap_id: source.swapId, destination_swap_id: destination.swapId, created_at: time(createdAt),
+        id: orderId,
+        user_id: data.userId,
+        quote_id: quote.id,
+        source_token_price: text(quote.sourceTokenPrice),
+        dest_token_price: text(quote.destTokenPrice),
+        fee_bips: text(data.feeBips),
+        commitment_hash: commitmentHash,
+        request_hash: data.requestHash,
+        stage,
+        deadline_at: time(deadlineAt),
+        dest_expires_at: time(data.destExpiresAt as Date),
+        source_chain: data.sourceChain,
+        dest_chain: data.destChain,
+        source_asset: data.sourceAsset,
+        dest_asset: data.destAsset,
+        volume_usd: text(data.volumeUsd as string),
+        completed_at: time(destination.claimTimestamp),
+        source_swap_id: sourceIntent.swapId,
+        destination_swap_id: destinationIntent.swapId,
+        created_at: time(createdAt),
         updated_at: time(updatedAt),
       });
       orderIds.push(orderId);
@@ -1004,7 +1116,9 @@ async function main(): Promise<void> {
   try {
     const result = await seed({ db, config, ...cli, log: (line) => console.log(line) });
     if (result.mismatches > 0) process.exitCode = 1;
-    console.log(`a running server shows the new figures on /stats once its cache expires (STATS_CACHE_SECONDS=${config.statsCacheSeconds})`);
+    console.log(
+      `a running server shows the new figures on /stats once its cache expires (STATS_CACHE_SECONDS=${config.statsCacheSeconds})`,
+    );
   } finally {
     await db.close();
   }

@@ -21,7 +21,7 @@ export interface Database {
   kind: DatabaseKind;
   /** Cheap round trip for /ready. */
   ping(): Promise<void>;
-  /** The driver under Prisma, for bulk statements Prisma has no API for (the seed's array inserts). */
+  /** The driver under Prisma, for bulk statements Prisma has no API for (the bulk seed's array inserts). */
   driver: MigrationTarget;
   /** Connections of pg's pool, for the metrics; PGlite has one connection and no pool. */
   poolStats?(): { total: number; idle: number; waiting: number };
@@ -69,9 +69,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     } else {
       const pending = await pendingMigrations(target);
       if (pending.length > 0) {
-        throw new Error(
-          `database has ${pending.length} unapplied migration(s) (${pending.join(', ')}): run \`npm run db:migrate\``,
-        );
+        throw new Error(`database has ${pending.length} unapplied migration(s) (${pending.join(', ')}): run \`npm run db:migrate\``);
       }
     }
   } finally {

@@ -58,6 +58,13 @@ interface AppliedRow {
   checksum: string;
 }
 
+/** An applied migration whose file changed since would leave this database unlike every other. */
+function assertUnedited(migration: Migration, appliedChecksum: string): void {
+  if (appliedChecksum !== migration.checksum) {
+    throw new Error(`migration ${migration.name} was edited after it was applied (checksum differs)`);
+  }
+}
+
 /**
  * Brings the database up to date. Runs in one transaction under an advisory lock, so instances
  * starting together apply each migration once, and a failure leaves the database as it was.
@@ -77,9 +84,7 @@ export async function applyMigrations(target: MigrationTarget, dir = MIGRATIONS_
     for (const migration of migrations) {
       const checksum = appliedByName.get(migration.name);
       if (checksum !== undefined) {
-        if (checksum !== migration.checksum) {
-          throw new Error(`migration ${migration.name} was edited after it was applied (checksum differs)`);
-        }
+        assertUnedited(migration, checksum);
         continue;
       }
       await target.exec(migration.sql);
@@ -98,16 +103,21 @@ export async function applyMigrations(target: MigrationTarget, dir = MIGRATIONS_
   }
 }
 
-/** Names of committed migrations not yet applied (for a PostgreSQL the service does not migrate itself). */
+/**
+ * Names of committed migrations not yet applied (for a PostgreSQL the service does not migrate
+ * itself); throws, as applying would, when an applied one was edited since.
+ */
 export async function pendingMigrations(target: MigrationTarget, dir = MIGRATIONS_DIR): Promise<string[]> {
   const migrations = await readMigrations(dir);
-  const [exists] = await target.query<{ present: boolean }>(
-    `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`,
-  );
+  const [exists] = await target.query<{ present: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`);
   if (!exists?.present) return migrations.map((m) => m.name);
   const applied = await target.query<AppliedRow>(
     'SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
   );
-  const names = new Set(applied.map((row) => row.migration_name));
-  return migrations.filter((m) => !names.has(m.name)).map((m) => m.name);
+  const appliedByName = new Map(applied.map((row) => [row.migration_name, row.checksum]));
+  for (const migration of migrations) {
+    const checksum = appliedByName.get(migration.name);
+    if (checksum !== undefined) assertUnedited(migration, checksum);
+  }
+  return migrations.filter((m) => !appliedByName.has(m.name)).map((m) => m.name);
 }

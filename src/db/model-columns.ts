@@ -55,7 +55,8 @@ function build(model: ModelName): ModelColumns {
   const columns = getDatamodel()
     .datamodel.models[model]!.fields.filter((f) => f.kind === 'scalar' || f.kind === 'enum')
     .map((f): Column => {
-      const scalar = f.kind === 'enum' ? { cast: `"${f.type}"`, read: SCALARS.String!.read, write: SCALARS.String!.write } : SCALARS[f.type];
+      const scalar =
+        f.kind === 'enum' ? { cast: `"${f.type}"`, read: SCALARS.String!.read, write: SCALARS.String!.write } : SCALARS[f.type];
       if (!scalar) throw new Error(`model columns: ${model}.${f.name} has type ${f.type}, which has no conversion here`);
       const { read, write } = scalar;
       return {

@@ -1,14 +1,14 @@
 import { base58 } from '@scure/base';
 import { Network as BitcoinNetwork, getAddressInfo, validate as validateBitcoin } from 'bitcoin-address-validation';
 import { getAddress, isAddress } from 'viem';
-import { badRequest } from './errors.ts';
+import { BadRequestError } from './errors.ts';
 import type { Chain } from './registry/registry.ts';
 
 /** What address rules depend on; any Chain is one. */
 export type AddressChain = Pick<Chain, 'kind' | 'network' | 'name'>;
 
 /**
- * Addresses per chain kind, checked with the chain's own rules (CONTRACT 3):
+ * Addresses per chain kind, checked with the chain's own rules (README, Choices the contract left open):
  * - EVM: 20-byte hex, all lowercase or with a correct EIP-55 checksum (a wrong checksum is a typo);
  * - Bitcoin: base58 (P2PKH, P2SH) or bech32/bech32m (P2WPKH, P2WSH, P2TR) of the chain's own network,
  *   so a testnet address can never receive mainnet funds;
@@ -40,15 +40,18 @@ export function normalizeAddress(chain: AddressChain, address: string): string {
 
 /** A client-supplied address for `chain`, normalised; a 400 naming the field otherwise. */
 export function assertAddress(chain: AddressChain, address: string, field: string): string {
-  if (!isValidAddress(chain, address)) {
-    throw badRequest(`${field} must be a valid ${chain.name} address (${ADDRESS_RULE[chain.kind]})`);
-  }
+  if (!isValidAddress(chain, address)) throw new BadRequestError(`${field} ${addressRule(chain)}`);
   return normalizeAddress(chain, address);
+}
+
+/** The rule an address for `chain` breaks, for a message after the field's name. */
+export function addressRule(chain: AddressChain): string {
+  return `must be a valid ${chain.name} address (${ADDRESS_RULE[chain.kind]})`;
 }
 
 const ADDRESS_RULE: Record<Chain['kind'], string> = {
   evm: '0x and 40 hex characters, lowercase or EIP-55 checksummed',
-  bitcoin: 'base58 or bech32 for the chain\'s network',
+  bitcoin: "base58 or bech32 for the chain's network",
   solana: 'base58 of a 32-byte public key',
 };
 

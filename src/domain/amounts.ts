@@ -1,7 +1,8 @@
-import { badRequest } from './errors.ts';
+import { z } from 'zod';
+import { parseField } from './input.ts';
 
 /**
- * Amounts are strings of decimal digits in base units, 0 < amount < 2^256 (CONTRACT 2). They are
+ * Amounts are strings of decimal digits in base units, 0 < amount < 2^256 (an EVM uint256). They are
  * checked as text before BigInt sees them, because BigInt is lenient ("" is 0n, " 1 " is 1n,
  * "0x10" is 16n), and they never pass through a JS number.
  */
@@ -23,13 +24,19 @@ export function isAmountString(value: unknown): value is string {
   return isPositiveIntegerString(value) && value.length <= MAX_AMOUNT_DIGITS && BigInt(value) < AMOUNT_LIMIT;
 }
 
+const AMOUNT_RULE = 'must be a positive integer string in base units';
+
+/** An amount in an input schema: the text checked, then a bigint. */
+export const amount = z
+  .string({ error: AMOUNT_RULE })
+  .regex(POSITIVE_INTEGER, { error: AMOUNT_RULE, abort: true })
+  .max(MAX_AMOUNT_DIGITS, { error: 'must be below 2^256', abort: true })
+  .refine((value) => BigInt(value) < AMOUNT_LIMIT, { error: 'must be below 2^256', abort: true })
+  .transform((value) => BigInt(value));
+
 /** Parses an untrusted amount; a 400 naming the field and the rule otherwise. */
 export function parseAmount(value: unknown, field: string): bigint {
-  if (!isPositiveIntegerString(value)) throw badRequest(`${field} must be a positive integer string in base units`);
-  if (value.length > MAX_AMOUNT_DIGITS) throw badRequest(`${field} must be below 2^256`);
-  const amount = BigInt(value);
-  if (amount >= AMOUNT_LIMIT) throw badRequest(`${field} must be below 2^256`);
-  return amount;
+  return parseField(amount, value, field);
 }
 
 const DECIMAL = /^(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;

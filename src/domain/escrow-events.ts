@@ -1,18 +1,20 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Intent, Prisma } from '../generated/prisma/client.ts';
+import type { Intent, Stage } from '../generated/prisma/client.ts';
 import type { DomainDeps } from './deps.ts';
-import { DomainError, badRequest, notFound } from './errors.ts';
-import { requireHex32, requireObject, requireString, requireTimestamp } from './input.ts';
-import { deriveStage, statusAt, type EscrowFacts } from './status.ts';
+import { z } from 'zod';
 import { orderStatusEvent } from '../webhooks/outbox.ts';
+import { ConflictError, NotFoundError } from './errors.ts';
+import { hex32, object, text, timestamp } from './input.ts';
+import { deriveStage, statusAt, type EscrowFacts } from './status/rule.ts';
 
 /**
- * Escrow events from the chains (CONTRACT 4.3): a watcher, or the relayer's chain adapter, reports
+ * Escrow events from the chains: a watcher, or the relayer's chain adapter, reports
  * that an escrow was created, claimed or cancelled. Events are facts, so only what no chain can
  * produce for one escrow is refused (409, nothing changed); the same event again is a no-op.
  */
 
-export type EscrowEventKind = 'create' | 'claim' | 'cancel';
+export const ESCROW_EVENT_KINDS = ['create', 'claim', 'cancel'] as const;
+export type EscrowEventKind = (typeof ESCROW_EVENT_KINDS)[number];
 
 export interface EscrowEvent {
   kind: EscrowEventKind;
@@ -23,31 +25,32 @@ export interface EscrowEvent {
   commitment?: string;
 }
 
-const KINDS: readonly EscrowEventKind[] = ['create', 'claim', 'cancel'];
 const TX_HASH = /^(?:0x)?[0-9a-zA-Z]{8,128}$/;
+const BLOCK_NUMBER_RULE = 'must be a non-negative integer';
 
-export function parseEscrowEvent(body: unknown): EscrowEvent {
-  const input = requireObject(body, 'body');
-  const kind = requireString(input.kind, 'kind', 16);
-  if (!(KINDS as readonly string[]).includes(kind)) throw badRequest('kind must be one of create, claim, cancel');
-  const txHash = requireString(input.tx_hash, 'tx_hash', 130);
-  if (!TX_HASH.test(txHash)) throw badRequest('tx_hash must be a transaction hash (8 to 128 letters or digits, optional 0x)');
-  const blockNumber = input.block_number;
-  if (typeof blockNumber !== 'number' || !Number.isSafeInteger(blockNumber) || blockNumber < 0) {
-    throw badRequest('block_number must be a non-negative integer');
+/** An escrow event as a watcher reports it (the swap id is the path, or its own GraphQL field). */
+export const EscrowEventSchema = object({
+  kind: z.enum(ESCROW_EVENT_KINDS, {
+    error: (issue) => (issue.input == null ? 'is required' : `must be one of ${ESCROW_EVENT_KINDS.join(', ')}`),
+  }),
+  txHash: text(130)
+    .regex(TX_HASH, { error: 'must be a transaction hash (8 to 128 letters or digits, optional 0x)', abort: true })
+    .transform((value) => (value.startsWith('0x') ? value.toLowerCase() : value)),
+  blockNumber: z
+    .int({ error: BLOCK_NUMBER_RULE })
+    .nonnegative({ error: BLOCK_NUMBER_RULE, abort: true })
+    .transform((value) => BigInt(value)),
+  timestamp: timestamp.refine((date) => date.getMilliseconds() === 0, { error: 'must be in whole seconds', abort: true }),
+  commitment: hex32.nullish(),
+}).transform((input, ctx): EscrowEvent => {
+  const { commitment, ...event } = input;
+  if (event.kind !== 'claim') {
+    if (commitment != null) ctx.issues.push({ code: 'custom', path: ['commitment'], message: 'is only sent with a claim', input });
+    return event;
   }
-  const timestamp = requireTimestamp(input.timestamp, 'timestamp');
-  if (timestamp.getMilliseconds() !== 0) throw badRequest('timestamp must be in whole seconds');
-  const event: EscrowEvent = {
-    kind: kind as EscrowEventKind,
-    txHash: txHash.startsWith('0x') ? txHash.toLowerCase() : txHash,
-    blockNumber: BigInt(blockNumber),
-    timestamp,
-  };
-  if (event.kind === 'claim') event.commitment = requireHex32(input.commitment, 'commitment');
-  else if (input.commitment != null) throw badRequest('commitment is only sent with a claim');
-  return event;
-}
+  if (commitment == null) ctx.issues.push({ code: 'custom', path: ['commitment'], message: 'is required', input });
+  return { ...event, commitment: commitment ?? undefined };
+});
 
 /** sha256(bytes(secret)) == commitment_hash, compared in constant time. */
 export function secretMatches(secretHex: string, commitmentHash: string): boolean {
@@ -55,31 +58,45 @@ export function secretMatches(secretHex: string, commitmentHash: string): boolea
   return timingSafeEqual(digest, Buffer.from(commitmentHash, 'hex'));
 }
 
-const refuse = (message: string) => new DomainError('CONFLICT', message);
-
 interface RecordedFacts {
   txHash: string | null;
   blockNumber: bigint | null;
   timestamp: Date | null;
 }
 
-/** Where each kind of event is recorded on an intent (seed 2.2's create/claim/cancel columns). */
+/** Where each kind of event is recorded on an intent (its create/claim/cancel columns). */
 const COLUMNS = {
   create: { txHash: 'createTxHash', blockNumber: 'createBlockNumber', timestamp: 'createTimestamp' },
   claim: { txHash: 'claimTxHash', blockNumber: 'claimBlockNumber', timestamp: 'claimTimestamp' },
   cancel: { txHash: 'cancelTxHash', blockNumber: 'cancelBlockNumber', timestamp: 'cancelTimestamp' },
 } as const;
 
-function recorded(intent: Intent, kind: EscrowEventKind): RecordedFacts {
+/** An escrow's recorded events, as stored on its intent (and as the bulk seed builds them). */
+export type EscrowRecord = Pick<
+  Intent,
+  | 'side'
+  | 'commitmentHash'
+  | 'commitment'
+  | 'updatedAt'
+  | 'createTxHash'
+  | 'createBlockNumber'
+  | 'createTimestamp'
+  | 'claimTxHash'
+  | 'claimBlockNumber'
+  | 'claimTimestamp'
+  | 'cancelTxHash'
+  | 'cancelBlockNumber'
+  | 'cancelTimestamp'
+>;
+
+function recorded(intent: EscrowRecord, kind: EscrowEventKind): RecordedFacts {
   const columns = COLUMNS[kind];
   return { txHash: intent[columns.txHash], blockNumber: intent[columns.blockNumber], timestamp: intent[columns.timestamp] };
 }
 
 function sameEvent(facts: RecordedFacts, event: EscrowEvent): boolean {
   return (
-    facts.txHash === event.txHash &&
-    facts.blockNumber === event.blockNumber &&
-    facts.timestamp?.getTime() === event.timestamp.getTime()
+    facts.txHash === event.txHash && facts.blockNumber === event.blockNumber && facts.timestamp?.getTime() === event.timestamp.getTime()
   );
 }
 
@@ -87,39 +104,39 @@ function sameEvent(facts: RecordedFacts, event: EscrowEvent): boolean {
  * Checks an event against what is recorded for its escrow. Returns false for an exact repeat
  * (no-op), true when it is new and consistent, and throws 409 when no chain could produce it.
  */
-function admit(intent: Intent, event: EscrowEvent): boolean {
+function admit(intent: EscrowRecord, event: EscrowEvent): boolean {
   const existing = recorded(intent, event.kind);
   if (existing.txHash !== null) {
     if (sameEvent(existing, event)) return false;
-    throw refuse(`the ${intent.side} escrow already has a different ${event.kind} (tx ${existing.txHash})`);
+    throw new ConflictError(`the ${intent.side} escrow already has a different ${event.kind} (tx ${existing.txHash})`);
   }
   if (event.kind === 'create') {
     for (const later of ['claim', 'cancel'] as const) {
       const block = recorded(intent, later).blockNumber;
       if (block !== null && block < event.blockNumber) {
-        throw refuse(`the ${intent.side} escrow's ${later} is in an earlier block than this create`);
+        throw new ConflictError(`the ${intent.side} escrow's ${later} is in an earlier block than this create`);
       }
     }
     return true;
   }
   if (intent.createTxHash === null || intent.createBlockNumber === null) {
-    throw refuse(`a ${event.kind} cannot come before the ${intent.side} escrow's create`);
+    throw new ConflictError(`a ${event.kind} cannot come before the ${intent.side} escrow's create`);
   }
   if (event.blockNumber < intent.createBlockNumber) {
-    throw refuse(`a ${event.kind} cannot be in an earlier block than the ${intent.side} escrow's create`);
+    throw new ConflictError(`a ${event.kind} cannot be in an earlier block than the ${intent.side} escrow's create`);
   }
   const other = event.kind === 'claim' ? 'cancel' : 'claim';
   if (recorded(intent, other).txHash !== null) {
-    throw refuse(`the ${intent.side} escrow was already ${other === 'claim' ? 'claimed' : 'cancelled'}`);
+    throw new ConflictError(`the ${intent.side} escrow was already ${other === 'claim' ? 'claimed' : 'cancelled'}`);
   }
   if (event.kind === 'claim' && !secretMatches(event.commitment!, intent.commitmentHash)) {
-    throw refuse('commitment does not hash to the escrow\'s commitment_hash');
+    throw new ConflictError("commitment does not hash to the escrow's commitment_hash");
   }
   return true;
 }
 
 /** What the stage rule needs to know about one escrow. */
-export function factsOf(intent: Pick<Intent, 'createTxHash' | 'claimTxHash' | 'cancelTxHash' | 'createTimestamp'>, deadlineAt: Date): EscrowFacts {
+function factsOf(intent: Pick<Intent, 'createTxHash' | 'claimTxHash' | 'cancelTxHash' | 'createTimestamp'>, deadlineAt: Date): EscrowFacts {
   return {
     created: intent.createTxHash !== null,
     claimed: intent.claimTxHash !== null,
@@ -128,9 +145,41 @@ export function factsOf(intent: Pick<Intent, 'createTxHash' | 'claimTxHash' | 'c
   };
 }
 
-function eventFields(event: EscrowEvent): Prisma.IntentUpdateInput {
+function eventFields(event: EscrowEvent) {
   const columns = COLUMNS[event.kind];
   return { [columns.txHash]: event.txHash, [columns.blockNumber]: event.blockNumber, [columns.timestamp]: event.timestamp };
+}
+
+export interface AppliedEvent<R extends EscrowRecord> {
+  source: R;
+  destination: R;
+  stage: Stage;
+  /** When the destination was claimed: the swap is done for the user. */
+  completedAt: Date | null;
+}
+
+/**
+ * One escrow event applied to an order's two escrows, without I/O (ingestion and the bulk seed
+ * both use it): null for an exact repeat, which changes nothing; the escrows as they become and the
+ * order's stage otherwise; a ConflictError when no chain could produce the event.
+ */
+export function applyEscrowEvent<R extends EscrowRecord>(
+  order: { deadlineAt: Date; source: R; destination: R },
+  side: 'source' | 'destination',
+  event: EscrowEvent,
+  now: Date,
+): AppliedEvent<R> | null {
+  if (!admit(order[side], event)) return null;
+  const updated: R = { ...order[side], ...eventFields(event), updatedAt: now };
+  let source = side === 'source' ? updated : order.source;
+  let destination = side === 'destination' ? updated : order.destination;
+  if (event.kind === 'claim') {
+    // A claim reveals the secret on chain: from now on both intents show it.
+    source = { ...source, commitment: event.commitment!, updatedAt: now };
+    destination = { ...destination, commitment: event.commitment!, updatedAt: now };
+  }
+  const stage = deriveStage(factsOf(source, order.deadlineAt), factsOf(destination, order.deadlineAt));
+  return { source, destination, stage, completedAt: destination.claimTimestamp };
 }
 
 export interface RecordedEvent {
@@ -140,10 +189,9 @@ export interface RecordedEvent {
 }
 
 /** Records one escrow event, moves the order's stage, and announces the change. */
-export async function recordEscrowEvent(deps: DomainDeps, swapIdInput: string, body: unknown): Promise<RecordedEvent> {
+export async function recordEscrowEvent(deps: DomainDeps, swapIdInput: string, event: EscrowEvent): Promise<RecordedEvent> {
   const swapId = swapIdInput.toLowerCase().replace(/^0x/, '');
-  if (!/^[0-9a-f]{64}$/.test(swapId)) throw notFound(`intent ${swapIdInput} not found`);
-  const event = parseEscrowEvent(body);
+  if (!/^[0-9a-f]{64}$/.test(swapId)) throw new NotFoundError(`intent ${swapIdInput} not found`);
 
   const result = await deps.prisma.$transaction(async (tx) => {
     const intent = await tx.intent.findUnique({
@@ -151,31 +199,29 @@ export async function recordEscrowEvent(deps: DomainDeps, swapIdInput: string, b
       include: { sourceOf: { select: { id: true } }, destinationOf: { select: { id: true } } },
     });
     const orderId = intent?.sourceOf?.id ?? intent?.destinationOf?.id;
-    if (!intent || !orderId) throw notFound(`intent ${swapIdInput} not found`);
+    if (!intent || !orderId) throw new NotFoundError(`intent ${swapIdInput} not found`);
     // One writer per order at a time: both escrows' events decide the stage together.
     await tx.$queryRaw`SELECT id FROM orders WHERE id = ${orderId} FOR UPDATE`;
     const order = await tx.order.findUniqueOrThrow({
       where: { id: orderId },
       include: { sourceIntent: true, destinationIntent: true },
     });
-    const current = intent.side === 'source' ? order.sourceIntent : order.destinationIntent;
-    if (!admit(current, event)) return { orderId, userId: order.userId, changed: false };
-
     const now = deps.now();
-    const updated = await tx.intent.update({ where: { swapId }, data: { ...eventFields(event), updatedAt: now } });
+    const escrows = { deadlineAt: order.deadlineAt, source: order.sourceIntent, destination: order.destinationIntent };
+    const applied = applyEscrowEvent(escrows, intent.side, event, now);
+    if (!applied) return { orderId, userId: order.userId, changed: false };
+
+    await tx.intent.update({ where: { swapId }, data: { ...eventFields(event), updatedAt: now } });
     if (event.kind === 'claim') {
-      // A claim reveals the secret on chain: from now on both intents show it.
       await tx.intent.updateMany({
         where: { swapId: { in: [order.sourceSwapId, order.destinationSwapId] } },
         data: { commitment: event.commitment, updatedAt: now },
       });
     }
-    const source = intent.side === 'source' ? updated : order.sourceIntent;
-    const destination = intent.side === 'destination' ? updated : order.destinationIntent;
-    const stage = deriveStage(factsOf(source, order.deadlineAt), factsOf(destination, order.deadlineAt));
+    const { stage } = applied;
     await tx.order.update({
       where: { id: orderId },
-      data: { stage, completedAt: destination.claimTimestamp, updatedAt: now },
+      data: { stage, completedAt: applied.completedAt, updatedAt: now },
     });
     // The webhook outbox row commits with the change, or neither does (src/webhooks/outbox.ts).
     const before = statusAt(order, now);

@@ -1,78 +1,123 @@
-import { badRequest } from './errors.ts';
+import { z } from 'zod';
+import { BadRequestError } from './errors.ts';
 
 /**
- * Small checks for untrusted JSON, each failing with a message that names the field and the rule.
- * Inputs arrive as `unknown` from both GraphQL and REST, so these are the only gate.
+ * The building blocks of every input schema, and the one place an input is turned into a typed
+ * value or a 400. Each schema is written once, with camelCase keys; REST clients spell the same keys
+ * in snake_case (src/rest/input.ts renames them). A message names the field as the client spelled
+ * it, then the rule: `source.amount must be a positive integer string in base units`.
  */
 
-export type JsonObject = Record<string, unknown>;
+/** How the client spelled the keys, so a message can name the field its way. */
+export type KeySpelling = 'camelCase' | 'snake_case';
 
-export function requireObject(value: unknown, field: string): JsonObject {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw badRequest(`${field} must be an object`);
-  }
-  return value as JsonObject;
+/** Messages carry the rule only; parseInput puts the field's name in front. */
+const missingOr = (rule: string) => (issue: { input?: unknown }) => (issue.input == null ? 'is required' : rule);
+
+/** A JSON object; anything else (null, an array, a string) fails with one message. */
+export function object<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z.object(shape, { error: 'must be an object' });
 }
 
 // Control characters (NUL above all: PostgreSQL text cannot hold it) have no place in an identifier.
-const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const NO_CONTROL_CHARS = /^[^\u0000-\u001f\u007f]*$/;
 
-export function requireString(value: unknown, field: string, maxLength = 256): string {
-  if (value === undefined || value === null) throw badRequest(`${field} is required`);
-  if (typeof value !== 'string') throw badRequest(`${field} must be a string`);
-  if (value.trim() === '') throw badRequest(`${field} must not be empty`);
-  if (value.length > maxLength) throw badRequest(`${field} must be at most ${maxLength} characters`);
-  if (CONTROL_CHARS.test(value)) throw badRequest(`${field} must not contain control characters`);
-  return value;
+/**
+ * A non-blank string without control characters, at most `maxLength` long. Each check stops the
+ * parse (abort), so a value gets one message, the first rule it breaks.
+ */
+export function text(maxLength = 256) {
+  return z
+    .string({ error: missingOr('must be a string') })
+    .regex(/\S/, { error: 'must not be empty', abort: true })
+    .max(maxLength, { error: `must be at most ${maxLength} characters`, abort: true })
+    .regex(NO_CONTROL_CHARS, { error: 'must not contain control characters', abort: true });
 }
 
-const HASH_32_BYTES = /^(?:0x)?([0-9a-fA-F]{64})$/;
+/** 32-byte hex in any case, with or without 0x; lowercase without the prefix once parsed. */
+export const hex32 = text(66)
+  .regex(/^(?:0x)?[0-9a-fA-F]{64}$/, { error: 'must be 32 bytes of hex (64 hex characters, optional 0x prefix)', abort: true })
+  .transform((value) => value.replace(/^0x/, '').toLowerCase());
 
-/** 32-byte hex in any case, with or without 0x; returned lowercase without the prefix. */
-export function requireHex32(value: unknown, field: string): string {
-  const text = requireString(value, field, 66);
-  const match = HASH_32_BYTES.exec(text);
-  if (!match?.[1]) throw badRequest(`${field} must be 32 bytes of hex (64 hex characters, optional 0x prefix)`);
-  return match[1].toLowerCase();
-}
+/** An asset id `chain:token`, case-insensitive; lowercase once parsed. */
+export const assetId = text(128)
+  .regex(/^[a-zA-Z0-9_-]+:[a-zA-Z0-9_.-]+$/, { error: 'must be an asset id of the form chain:token', abort: true })
+  .transform((value) => value.toLowerCase());
 
-const ASSET_ID = /^([a-z0-9_-]+):([a-z0-9_.-]+)$/;
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
+const TIMESTAMP_RULE = 'must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z';
 
-/** An asset id `chain:token`, case-insensitive; returned lowercase. */
-export function requireAssetId(value: unknown, field: string): string {
-  const text = requireString(value, field, 128).toLowerCase();
-  if (!ASSET_ID.test(text)) throw badRequest(`${field} must be an asset id of the form chain:token`);
-  return text;
-}
+/** An ISO 8601 timestamp as text (REST, query strings) or as GraphQL's DateTime already made it. */
+export const timestamp = z.union([
+  z.date({ error: TIMESTAMP_RULE }),
+  text(40)
+    .regex(TIMESTAMP, { error: TIMESTAMP_RULE, abort: true })
+    .refine((value) => !Number.isNaN(new Date(value).getTime()), { error: TIMESTAMP_RULE, abort: true })
+    .transform((value) => new Date(value)),
+]);
 
 /** Whole seconds, as every timestamp of the API is. */
 export function toSeconds(date: Date): Date {
   return new Date(Math.floor(date.getTime() / 1000) * 1000);
 }
 
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
-
-export function requireTimestamp(value: unknown, field: string): Date {
-  const text = requireString(value, field, 40);
-  const date = new Date(text);
-  if (!TIMESTAMP.test(text) || Number.isNaN(date.getTime())) {
-    throw badRequest(`${field} must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z`);
-  }
-  return date;
+/** An integer from min to max, from a number or a decimal string (query strings are strings). */
+export function intInRange(min: number, max: number) {
+  const rule = max === Number.MAX_SAFE_INTEGER ? `must be an integer >= ${min}` : `must be an integer from ${min} to ${max}`;
+  return z
+    .union([z.number(), z.string()], { error: rule })
+    .transform((value) => String(value))
+    .refine((value) => /^\d{1,9}$/.test(value), { error: rule, abort: true })
+    .transform((value) => Number(value))
+    .refine((value) => value >= min && value <= max, { error: rule, abort: true });
 }
 
-/** Positive integer from a number or a decimal string (query strings are strings). */
-export function requireIntInRange(value: unknown, field: string, min: number, max: number): number {
-  const text = typeof value === 'number' ? String(value) : value;
-  if (typeof text !== 'string' || !/^\d{1,9}$/.test(text)) {
-    throw badRequest(rangeMessage(field, min, max));
-  }
-  const n = Number(text);
-  if (n < min || n > max) throw badRequest(rangeMessage(field, min, max));
-  return n;
+/** The name a client gave the field at `path`: `source.amount`, `commitment_hash`; the root is `body`. */
+function fieldName(path: readonly PropertyKey[], spelling: KeySpelling, root: string): string {
+  if (path.length === 0) return root;
+  return path
+    .map((key, index) => {
+      if (typeof key === 'number') return `[${key}]`;
+      const name = spelling === 'snake_case' ? snakeCase(String(key)) : String(key);
+      return index === 0 ? name : `.${name}`;
+    })
+    .join('')
+    .replace(/\.\[/g, '[');
 }
 
-const rangeMessage = (field: string, min: number, max: number) =>
-  max === Number.MAX_SAFE_INTEGER
-    ? `${field} must be an integer >= ${min}`
-    : `${field} must be an integer from ${min} to ${max}`;
+export function snakeCase(key: string): string {
+  return key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/** The first problem of a failed parse, as a message naming the field and the rule. */
+function firstProblem(issues: readonly z.core.$ZodIssue[], spelling: KeySpelling, root: string, prefix: PropertyKey[] = []): string {
+  const issue = issues[0]!;
+  const path = [...prefix, ...issue.path];
+  // A union (a timestamp given as text or as a Date) reports each way it failed: the last is the
+  // way a client usually sends it.
+  if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+    return firstProblem(issue.errors[issue.errors.length - 1]!, spelling, root, path);
+  }
+  return `${fieldName(path, spelling, root)} ${issue.message}`;
+}
+
+/**
+ * Parses one input with its schema: the typed value, or a 400 naming the first field that breaks a
+ * rule. `root` names a value that is not inside an object (a query parameter).
+ */
+export function parseInput<Schema extends z.ZodType>(
+  schema: Schema,
+  value: unknown,
+  spelling: KeySpelling = 'camelCase',
+  root = 'body',
+): z.output<Schema> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new BadRequestError(firstProblem(result.error.issues, spelling, root));
+}
+
+/** One value checked alone, named `field` in the message (path parameters, query parameters). */
+export function parseField<Schema extends z.ZodType>(schema: Schema, value: unknown, field: string): z.output<Schema> {
+  return parseInput(schema, value, 'camelCase', field);
+}

@@ -1,9 +1,8 @@
-import type { Prisma, PrismaClient, Stage } from '../generated/prisma/client.ts';
-import { badRequest } from './errors.ts';
-import { countLivePending } from './live-pending.ts';
-import { requireAssetId, requireIntInRange, requireString, requireTimestamp } from './input.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
+import { BadRequestError } from './errors.ts';
+import { assetId, intInRange, parseField, text, timestamp } from './input.ts';
 import type { Registry } from './registry/registry.ts';
-import { AWAITING_DESTINATION, ORDER_STATUSES, statusWhere, type OrderStatus } from './status.ts';
+import { ORDER_STATUSES, statusWhere, type OrderStatus } from './status/rule.ts';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
@@ -16,8 +15,8 @@ export interface Pagination {
 /** page >= 1 (default 1), limit 1..100 (default 20); numbers or decimal strings. */
 export function parsePagination(input: { page?: unknown; limit?: unknown }): Pagination {
   return {
-    page: input.page == null ? 1 : requireIntInRange(input.page, 'page', 1, Number.MAX_SAFE_INTEGER),
-    limit: input.limit == null ? DEFAULT_LIMIT : requireIntInRange(input.limit, 'limit', 1, MAX_LIMIT),
+    page: input.page == null ? 1 : parseField(intInRange(1, Number.MAX_SAFE_INTEGER), input.page, 'page'),
+    limit: input.limit == null ? DEFAULT_LIMIT : parseField(intInRange(1, MAX_LIMIT), input.limit, 'limit'),
   };
 }
 
@@ -39,15 +38,15 @@ export function parseStatuses(value: unknown): OrderStatus[] {
   const statuses = items.map((item) => String(item).trim().toLowerCase());
   for (const status of statuses) {
     if (!(ORDER_STATUSES as readonly string[]).includes(status)) {
-      throw badRequest(`status must be one or more of ${ORDER_STATUSES.join(', ')} (comma-separated)`);
+      throw new BadRequestError(`status must be one or more of ${ORDER_STATUSES.join(', ')} (comma-separated)`);
     }
   }
   return [...new Set(statuses)] as OrderStatus[];
 }
 
 function listedChain(registry: Registry, value: unknown, field: string): string {
-  const chain = requireString(value, field, 64).toLowerCase();
-  if (!registry.chain(chain)) throw badRequest(`${field} must be a listed chain id (see GET /chains)`);
+  const chain = parseField(text(64), value, field).toLowerCase();
+  if (!registry.chain(chain)) throw new BadRequestError(`${field} must be a listed chain id (see GET /chains)`);
   return chain;
 }
 
@@ -60,19 +59,19 @@ export function orderFilterWhere(registry: Registry, filter: OrderFilterInput, n
   if (filter.sourceChain != null) and.push({ sourceChain: listedChain(registry, filter.sourceChain, 'source_chain') });
   if (filter.destChain != null) and.push({ destChain: listedChain(registry, filter.destChain, 'dest_chain') });
   if (filter.asset != null) {
-    const asset = requireAssetId(filter.asset, 'asset');
-    if (!registry.asset(asset)) throw badRequest('asset must be a listed asset id (see GET /assets)');
+    const asset = parseField(assetId, filter.asset, 'asset');
+    if (!registry.asset(asset)) throw new BadRequestError('asset must be a listed asset id (see GET /assets)');
     and.push({ OR: [{ sourceAsset: asset }, { destAsset: asset }] });
   }
   const from = filter.from == null ? undefined : asDate(filter.from, 'from');
   const to = filter.to == null ? undefined : asDate(filter.to, 'to');
-  if (from && to && from > to) throw badRequest('from must not be later than to');
+  if (from && to && from > to) throw new BadRequestError('from must not be later than to');
   if (from || to) and.push({ createdAt: { gte: from, lt: to } });
   return and.length === 0 ? {} : { AND: and };
 }
 
 function asDate(value: unknown, field: string): Date {
-  return value instanceof Date ? value : requireTimestamp(value, field);
+  return parseField(timestamp, value, field);
 }
 
 /** Newest first, order_id as the tie-break, so pages are stable. */
@@ -85,43 +84,4 @@ export function pageInfo(pagination: Pagination, total: number) {
     total,
     totalPages: Math.ceil(total / pagination.limit),
   };
-}
-
-/**
- * How many orders have any of these statuses, without counting the book (a COUNT over half a
- * million completed orders costs more than the page itself): stage totals come from the statistics
- * rollup; the clock's part from the pending rollup (src/domain/live-pending.ts) and from the orders
- * awaiting their destination before it expires (index on stage, dest_expires_at). Equal to
- * count({ where: statusWhere }) by construction; test/stats-rollups.test.ts checks it.
- */
-export async function countByStatus(prisma: PrismaClient, statuses: OrderStatus[] | 'all', now: Date): Promise<number> {
-  const rows = await prisma.$queryRaw<{ stage: Stage; orders: string }[]>`
-    SELECT stage::text AS stage, sum(orders)::text AS orders FROM stats_hourly GROUP BY stage`;
-  const stageTotal = (stage: Stage) => Number(rows.find((row) => row.stage === stage)?.orders ?? 0);
-  if (statuses === 'all') return rows.reduce((sum, row) => sum + Number(row.orders), 0);
-  // Orders of a stage the clock has not turned yet: pending before the deadline, awaiting before dest expiry.
-  const notTurned = (stage: (typeof AWAITING_DESTINATION)[number]) => prisma.order.count({ where: statusWhere(stage, now) });
-  // Read once, though `pending` and `expired` may both ask.
-  let live: Promise<number> | undefined;
-  const livePending = () => (live ??= countLivePending(prisma, now, { all: null }).then((counts) => counts.all));
-  const counts = await Promise.all(
-    statuses.map(async (status): Promise<number> => {
-      switch (status) {
-        case 'pending':
-          return livePending();
-        case 'source_created':
-        case 'destination_created':
-          return notTurned(status);
-        case 'expired':
-          return stageTotal('pending') - (await livePending());
-        case 'refunding': {
-          const turned = await Promise.all(AWAITING_DESTINATION.map(async (stage) => stageTotal(stage) - (await notTurned(stage))));
-          return stageTotal('refunding') + turned.reduce((a, b) => a + b, 0);
-        }
-        default:
-          return stageTotal(status);
-      }
-    }),
-  );
-  return counts.reduce((a, b) => a + b, 0);
 }

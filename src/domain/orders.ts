@@ -1,57 +1,57 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { isDriverAdapterError } from '@prisma/driver-adapter-utils';
-import { Prisma, type Intent, type Order, type Quote } from '../generated/prisma/client.ts';
-import { assertAddress } from './addresses.ts';
-import { parseAmount } from './amounts.ts';
+import { violatesUnique } from '../db/unique-violation.ts';
+import type { Intent, Order, Prisma, Quote } from '../generated/prisma/client.ts';
+import type { z } from 'zod';
+import { addressRule, isValidAddress, normalizeAddress } from './addresses.ts';
+import { amount } from './amounts.ts';
 import type { DomainDeps } from './deps.ts';
-import { DomainError, conflict, notFound } from './errors.ts';
-import { requireAssetId, requireHex32, requireObject, requireString, toSeconds } from './input.ts';
+import { ConflictError, NotFoundError, QuoteConsumedError, QuoteExpiredError, QuoteMismatchError } from './errors.ts';
+import { assetId, hex32, object, parseField, text, toSeconds } from './input.ts';
 import { usdValue } from './prices.ts';
 import { resolvePair, type ListedPair } from './quotes.ts';
 import type { Registry } from './registry/registry.ts';
 
-/** A create-order request after shape checks, in canonical form (seed 2.4). */
-export interface CreateOrderRequest {
-  userId: string;
-  quoteId: string;
-  source: OrderLeg;
-  destination: OrderLeg;
-  commitmentHash: string;
-}
-
-interface OrderLeg {
-  asset: string;
-  recipient: string;
-  amount: bigint;
-}
+const orderLeg = object({
+  asset: assetId,
+  recipient: text(128),
+  amount,
+});
 
 /**
- * Shape and formats (400), each with its own message. Recipients are checked against the chain of
- * their asset when the registry knows it; an unlisted asset is the registry's 422, reported after
- * the quote checks like every other mismatch.
+ * A create-order request: shape and formats (400), each with its own message. The quote checks
+ * (404, 410, 409) and the match with the quote (422) come after, in createOrder.
  */
-export function parseCreateOrderRequest(registry: Registry, body: unknown): CreateOrderRequest {
-  const input = requireObject(body, 'body');
-  const userId = requireString(input.user_id, 'user_id', 128);
-  const quoteId = requireString(input.quote_id, 'quote_id', 128);
-  const source = parseLeg(registry, input.source, 'source');
-  const destination = parseLeg(registry, input.destination, 'destination');
-  const commitmentHash = requireHex32(input.commitment_hash, 'commitment_hash');
-  return { userId, quoteId, source, destination, commitmentHash };
-}
+export const CreateOrderSchema = object({
+  userId: text(128),
+  quoteId: text(128),
+  source: orderLeg,
+  destination: orderLeg,
+  commitmentHash: hex32,
+});
 
-function parseLeg(registry: Registry, value: unknown, field: string): OrderLeg {
-  const leg = requireObject(value, field);
-  const asset = requireAssetId(leg.asset, `${field}.asset`);
-  let recipient = requireString(leg.recipient, `${field}.recipient`, 128);
-  const chain = registry.chain(registry.asset(asset)?.chain ?? '');
-  if (chain) recipient = assertAddress(chain, recipient, `${field}.recipient`);
-  const amount = parseAmount(leg.amount, `${field}.amount`);
-  return { asset, recipient, amount };
+/** A create-order request in canonical form: lowercase hashes and asset ids, normalised recipients. */
+export type CreateOrderCommand = z.output<typeof CreateOrderSchema>;
+
+/**
+ * CreateOrderInput with the recipients checked against the chain of their asset and normalised,
+ * when the registry knows the asset; an unlisted asset is the registry's 422, reported after the
+ * quote checks like every other mismatch.
+ */
+export function createOrderSchemaFor(registry: Registry) {
+  return CreateOrderSchema.transform((command, ctx) => {
+    for (const side of ['source', 'destination'] as const) {
+      const leg = command[side];
+      const chain = registry.chain(registry.asset(leg.asset)?.chain ?? '');
+      if (!chain) continue;
+      if (isValidAddress(chain, leg.recipient)) leg.recipient = normalizeAddress(chain, leg.recipient);
+      else ctx.issues.push({ code: 'custom', path: [side, 'recipient'], message: addressRule(chain), input: leg.recipient });
+    }
+    return command;
+  });
 }
 
 /** Fingerprint of a request, to tell an exact replay (200, same order) from a different one (409). */
-export function requestFingerprint(request: CreateOrderRequest): string {
+export function requestFingerprint(request: CreateOrderCommand): string {
   const canonical = JSON.stringify([
     request.userId,
     request.quoteId,
@@ -96,11 +96,10 @@ export interface CreatedOrder {
 }
 
 /**
- * Creates an order from a quote, consuming the quote exactly once (CONTRACT 4.1).
+ * Creates an order from a quote, consuming the quote exactly once.
  * Order of checks: shape (400), quote (404, 410, 409), match (422).
  */
-export async function createOrder(deps: DomainDeps, body: unknown): Promise<CreatedOrder> {
-  const request = parseCreateOrderRequest(deps.registry, body);
+export async function createOrder(deps: DomainDeps, request: CreateOrderCommand): Promise<CreatedOrder> {
   const fingerprint = requestFingerprint(request);
   // A lost race for the quote finds it consumed after all; the second pass then sees the winner's
   // order and answers as a replay or a 409.
@@ -113,31 +112,39 @@ export async function createOrder(deps: DomainDeps, body: unknown): Promise<Crea
       }
       if (attempt > 0) throw new Error(`quote ${request.quoteId} could not be consumed, nor found consumed`);
     } catch (error) {
-      if (attempt === 0 && isUniqueViolation(error, 'quote_id')) continue;
-      // The swap ids derive from the commitment: either index refusing the row means it is reused.
-      if (isUniqueViolation(error, 'commitment_hash') || isUniqueViolation(error, 'swap_id')) throw commitmentReused();
+      if (attempt === 0 && violatesUnique(error, [QUOTE_USED_ONCE])) continue;
+      if (violatesUnique(error, COMMITMENT_USED_ONCE)) throw commitmentReused();
       throw error;
     }
   }
 }
 
-const commitmentReused = () => conflict('commitment_hash is already used by another order: use a fresh secret');
+const QUOTE_USED_ONCE = { index: 'orders_quote_id_key', fields: ['quote_id'] };
+// The swap ids derive from the commitment: any of these indexes refusing the rows means it is reused.
+const COMMITMENT_USED_ONCE = [
+  { index: 'orders_commitment_hash_key', fields: ['commitment_hash'] },
+  { index: 'intents_pkey', fields: ['swap_id'] },
+  { index: 'orders_source_swap_id_key', fields: ['source_swap_id'] },
+  { index: 'orders_destination_swap_id_key', fields: ['destination_swap_id'] },
+];
+
+const commitmentReused = () => new ConflictError('commitment_hash is already used by another order: use a fresh secret');
 
 /** The order, a replay's answer, or null when another request consumed the quote meanwhile. */
-async function createOrderOnce(deps: DomainDeps, request: CreateOrderRequest, fingerprint: string): Promise<CreatedOrder | null> {
+async function createOrderOnce(deps: DomainDeps, request: CreateOrderCommand, fingerprint: string): Promise<CreatedOrder | null> {
   // Every check reads the quote unlocked: all it checks (pair, amounts, expiry) never changes, and
   // its consumption is decided by the conditional write below.
   const quote = await deps.rows.quoteById(request.quoteId);
-  if (!quote) throw notFound(`quote_id ${request.quoteId} does not name a quote`);
+  if (!quote) throw new NotFoundError(`quote_id ${request.quoteId} does not name a quote`);
   if (quote.consumedBy) {
     // Consumed already: by this very request (a replay) or another.
     const order = await deps.prisma.order.findUnique({ where: { id: quote.consumedBy }, select: { requestHash: true } });
     if (order?.requestHash === fingerprint) return { orderId: quote.consumedBy, replayed: true };
-    throw new DomainError('QUOTE_CONSUMED', `quote_id ${request.quoteId} was already used by a different order request`);
+    throw new QuoteConsumedError(`quote_id ${request.quoteId} was already used by a different order request`);
   }
   const now = toSeconds(deps.now());
   if (quote.expiresAt <= now) {
-    throw new DomainError('QUOTE_EXPIRED', `quote_id ${request.quoteId} expired at ${quote.expiresAt.toISOString()}`);
+    throw new QuoteExpiredError(`quote_id ${request.quoteId} expired at ${quote.expiresAt.toISOString()}`);
   }
   const pair = matchQuote(deps, request, quote);
   const orderId = randomBytes(32).toString('hex');
@@ -150,20 +157,20 @@ async function createOrderOnce(deps: DomainDeps, request: CreateOrderRequest, fi
 }
 
 /** The request must be the quote's own pair and amounts (422). */
-function matchQuote(deps: DomainDeps, request: CreateOrderRequest, quote: Quote): ListedPair {
+function matchQuote(deps: DomainDeps, request: CreateOrderCommand, quote: Quote): ListedPair {
   if (request.source.asset !== quote.sourceAsset) {
-    throw new DomainError('QUOTE_MISMATCH', `source.asset must be the quote's source asset ${quote.sourceAsset}`);
+    throw new QuoteMismatchError(`source.asset must be the quote's source asset ${quote.sourceAsset}`);
   }
   if (request.destination.asset !== quote.destAsset) {
-    throw new DomainError('QUOTE_MISMATCH', `destination.asset must be the quote's destination asset ${quote.destAsset}`);
+    throw new QuoteMismatchError(`destination.asset must be the quote's destination asset ${quote.destAsset}`);
   }
   const quotedSource = quote.sourceAmount.toFixed();
   if (request.source.amount.toString() !== quotedSource) {
-    throw new DomainError('QUOTE_MISMATCH', `source.amount must equal the quoted amount ${quotedSource}`);
+    throw new QuoteMismatchError(`source.amount must equal the quoted amount ${quotedSource}`);
   }
   const quotedDest = quote.destAmount.toFixed();
   if (request.destination.amount.toString() !== quotedDest) {
-    throw new DomainError('QUOTE_MISMATCH', `destination.amount must equal the quoted amount ${quotedDest}`);
+    throw new QuoteMismatchError(`destination.amount must equal the quoted amount ${quotedDest}`);
   }
   return resolvePair(deps, quote.sourceAsset, quote.destAsset);
 }
@@ -171,7 +178,7 @@ function matchQuote(deps: DomainDeps, request: CreateOrderRequest, quote: Quote)
 /** The order row and both intent rows, as createOrder stores them (the bulk seed stores them itself). */
 export function buildOrder(
   deps: Pick<DomainDeps, 'config'>,
-  request: CreateOrderRequest,
+  request: CreateOrderCommand,
   quote: Quote,
   pair: ListedPair,
   orderId: string,
@@ -264,34 +271,22 @@ function intentData(
   };
 }
 
-function isUniqueViolation(error: unknown, column: string): boolean {
-  // Prisma Client reports P2002; the driver adapter (src/db/row-store.ts) a UniqueConstraintViolation.
-  // Either names the index or its fields somewhere in its details.
-  if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
-    return JSON.stringify(error.meta ?? {}).includes(column) || error.message.includes(column);
-  }
-  if (isDriverAdapterError(error) && error.cause.kind === 'UniqueConstraintViolation') {
-    return JSON.stringify(error.cause).includes(column);
-  }
-  return false;
-}
-
 const ORDER_ID = /^[0-9a-f]{64}$/;
 
-/** An id that cannot exist is simply not found (CONTRACT 4.1). */
+/** An id that cannot exist is simply not found. */
 export function orderIdOrNotFound(orderId: string): string {
   const id = orderId.toLowerCase();
   // An impossible id is not echoed back: it may hold anything, control characters included.
-  if (!ORDER_ID.test(id)) throw notFound('order not found');
+  if (!ORDER_ID.test(id)) throw new NotFoundError('order not found');
   return id;
 }
 
 /** User ids are opaque strings chosen by clients: any printable text up to 128 characters. */
 export function parseUserId(value: unknown): string {
-  return requireString(value, 'user_id', 128);
+  return parseField(CreateOrderSchema.shape.userId, value, 'user_id');
 }
 
 export function assertFound<T>(order: T | null, orderId: string): T {
-  if (!order) throw notFound(`order ${orderId} not found`);
+  if (!order) throw new NotFoundError(`order ${orderId} not found`);
   return order;
 }

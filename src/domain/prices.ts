@@ -2,7 +2,7 @@ import { isPositiveDecimalString } from './amounts.ts';
 import type { Asset, Registry } from './registry/registry.ts';
 
 /**
- * Where USD prices come from (CONTRACT 3). Pluggable so a live feed can replace the static table;
+ * Where USD prices come from. Pluggable so a live feed can replace the static table;
  * a price is a positive decimal string, never a float.
  */
 export interface PriceSource {
@@ -46,10 +46,8 @@ export function destinationAmount(input: DestinationAmountInput): bigint {
   const sourcePrice = parsePrice(sourcePriceUsd, 'sourcePriceUsd');
   const destPrice = parsePrice(destPriceUsd, 'destPriceUsd');
   const keep = BIPS - bips(feeBips);
-  const numerator =
-    sourceAmount * sourcePrice.scaled * destPrice.unit * pow10(destDecimals, 'destDecimals') * keep;
-  const denominator =
-    sourcePrice.unit * destPrice.scaled * pow10(sourceDecimals, 'sourceDecimals') * BIPS;
+  const numerator = sourceAmount * sourcePrice.scaled * destPrice.unit * pow10(destDecimals, 'destDecimals') * keep;
+  const denominator = sourcePrice.unit * destPrice.scaled * pow10(sourceDecimals, 'sourceDecimals') * BIPS;
   return numerator / denominator; // both non-negative: truncation is the floor
 }
 

@@ -1,29 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import type { Prisma, Quote } from '../generated/prisma/client.ts';
-import { parseAmount } from './amounts.ts';
+import type { z } from 'zod';
+import { amount } from './amounts.ts';
 import type { DomainDeps } from './deps.ts';
-import { notFound, unprocessable } from './errors.ts';
-import { requireAssetId, requireObject, toSeconds } from './input.ts';
+import { NotFoundError, UnprocessableError } from './errors.ts';
+import { assetId, object, toSeconds } from './input.ts';
 import { destinationAmount } from './prices.ts';
 import type { Asset, Chain } from './registry/registry.ts';
 
-export interface QuoteRequest {
-  sourceAsset: string;
-  sourceAmount: bigint;
-  destAsset: string;
-}
+/** A quote request: shape and formats (400); the registry's word on the pair comes after (422). */
+export const CreateQuoteSchema = object({
+  source: object({ asset: assetId, amount }),
+  destination: object({ asset: assetId }),
+});
 
-/** Shape and formats first (400), in field order. */
-export function parseQuoteRequest(body: unknown): QuoteRequest {
-  const input = requireObject(body, 'body');
-  const source = requireObject(input.source, 'source');
-  const destination = requireObject(input.destination, 'destination');
-  return {
-    sourceAsset: requireAssetId(source.asset, 'source.asset'),
-    sourceAmount: parseAmount(source.amount, 'source.amount'),
-    destAsset: requireAssetId(destination.asset, 'destination.asset'),
-  };
-}
+export type CreateQuoteCommand = z.output<typeof CreateQuoteSchema>;
 
 export interface ListedPair {
   sourceAsset: Asset;
@@ -35,59 +26,57 @@ export interface ListedPair {
 /** The registry's word on a pair (422): both listed, distinct, and on the same kind of network. */
 export function resolvePair(deps: Pick<DomainDeps, 'registry'>, sourceId: string, destId: string): ListedPair {
   const sourceAsset = deps.registry.asset(sourceId);
-  if (!sourceAsset) throw unprocessable(`source.asset ${sourceId} is not a listed asset (see GET /assets)`);
+  if (!sourceAsset) throw new UnprocessableError(`source.asset ${sourceId} is not a listed asset (see GET /assets)`);
   const destAsset = deps.registry.asset(destId);
-  if (!destAsset) throw unprocessable(`destination.asset ${destId} is not a listed asset (see GET /assets)`);
-  if (sourceAsset.id === destAsset.id) throw unprocessable('destination.asset must differ from source.asset');
+  if (!destAsset) throw new UnprocessableError(`destination.asset ${destId} is not a listed asset (see GET /assets)`);
+  if (sourceAsset.id === destAsset.id) throw new UnprocessableError('destination.asset must differ from source.asset');
   const sourceChain = deps.registry.chain(sourceAsset.chain);
   const destChain = deps.registry.chain(destAsset.chain);
   if (!sourceChain || !destChain) throw new Error(`registry lists an asset on an unknown chain`);
   if (sourceChain.network !== destChain.network) {
-    throw unprocessable(
+    throw new UnprocessableError(
       `cannot swap between ${sourceChain.network} and ${destChain.network}: source.asset and destination.asset must be on the same network`,
     );
   }
   return { sourceAsset, sourceChain, destAsset, destChain };
 }
 
-export async function createQuote(deps: DomainDeps, body: unknown): Promise<Quote> {
-  return deps.rows.insertQuote(await priceQuote(deps, parseQuoteRequest(body)));
+export async function createQuote(deps: DomainDeps, command: CreateQuoteCommand): Promise<Quote> {
+  return deps.rows.insertQuote(await priceQuote(deps, command));
 }
 
 /** Every check and the price of a quote, without storing it (the bulk seed stores quotes itself). */
 export async function priceQuote(
   deps: Pick<DomainDeps, 'registry' | 'prices' | 'config' | 'now'>,
-  request: QuoteRequest,
+  command: CreateQuoteCommand,
 ): Promise<Prisma.QuoteCreateInput & { id: string }> {
-  const pair = resolvePair(deps, request.sourceAsset, request.destAsset);
+  const sourceAmount = command.source.amount;
+  const pair = resolvePair(deps, command.source.asset, command.destination.asset);
   const { sourceAsset, destAsset } = pair;
   const min = BigInt(sourceAsset.min_amount);
   const max = BigInt(sourceAsset.max_amount);
-  if (request.sourceAmount < min || request.sourceAmount > max) {
-    throw unprocessable(
+  if (sourceAmount < min || sourceAmount > max) {
+    throw new UnprocessableError(
       `source.amount must be between ${sourceAsset.min_amount} and ${sourceAsset.max_amount} base units of ${sourceAsset.id}`,
     );
   }
-  const [sourcePriceUsd, destPriceUsd] = await Promise.all([
-    deps.prices.priceUsd(sourceAsset),
-    deps.prices.priceUsd(destAsset),
-  ]);
+  const [sourcePriceUsd, destPriceUsd] = await Promise.all([deps.prices.priceUsd(sourceAsset), deps.prices.priceUsd(destAsset)]);
   const feeBips = deps.registry.feeBips;
   const destAmount = destinationAmount({
-    sourceAmount: request.sourceAmount,
+    sourceAmount,
     sourceDecimals: sourceAsset.decimals,
     destDecimals: destAsset.decimals,
     sourcePriceUsd,
     destPriceUsd,
     feeBips,
   });
-  if (destAmount <= 0n) throw unprocessable('source.amount is too small: the destination amount rounds down to zero');
+  if (destAmount <= 0n) throw new UnprocessableError('source.amount is too small: the destination amount rounds down to zero');
 
   const createdAt = toSeconds(deps.now());
   return {
     id: newQuoteId(),
     sourceAsset: sourceAsset.id,
-    sourceAmount: request.sourceAmount.toString(),
+    sourceAmount: sourceAmount.toString(),
     destAsset: destAsset.id,
     destAmount: destAmount.toString(),
     sourceTokenPrice: sourcePriceUsd,
@@ -112,6 +101,6 @@ export function isPossibleQuoteId(id: string): boolean {
 
 export async function findQuote(deps: Pick<DomainDeps, 'prisma'>, quoteId: string): Promise<Quote> {
   const quote = isPossibleQuoteId(quoteId) ? await deps.prisma.quote.findUnique({ where: { id: quoteId } }) : null;
-  if (!quote) throw notFound(isPossibleQuoteId(quoteId) ? `quote ${quoteId} not found` : 'quote not found');
+  if (!quote) throw new NotFoundError(isPossibleQuoteId(quoteId) ? `quote ${quoteId} not found` : 'quote not found');
   return quote;
 }

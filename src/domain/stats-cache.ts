@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Stats } from './stats.ts';
 
 /**
- * The statistics cache (seed 4.4: two minutes, server side). With Redis every instance shares one
+ * The statistics cache (two minutes by default, server side). With Redis every instance shares one
  * entry; without it each process keeps its own. Concurrent misses in one process share one
  * computation, so a cold cache under load runs the aggregate once per instance, not once per request.
  */

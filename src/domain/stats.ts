@@ -1,10 +1,10 @@
 import { Decimal } from 'decimal.js';
 import { Prisma, type PrismaClient, type Stage } from '../generated/prisma/client.ts';
-import { countLivePending } from './live-pending.ts';
+import { countLivePending } from './status/live-pending.ts';
 import type { Registry } from './registry/registry.ts';
-import { stageBucket, type StatusBucket } from './status.ts';
+import { stageBucket, type StatusBucket } from './status/rule.ts';
 
-/** Seed 2.5, with the seed's field names in camelCase. */
+/** GET /stats, with the REST field names in camelCase. */
 export interface StatsWindow {
   totalOrders: number;
   completedOrders: number;
@@ -64,7 +64,7 @@ interface StageSums {
  * - all-time figures sum the hourly rollup; a window sums its whole hours from the rollup and reads
  *   the orders of its first, partial hour directly (an index range of at most one hour);
  * - the clock's part of the status (`pending` orders past their deadline are `expired`) comes from
- *   the stats_pending rollup, by deadline minute (src/domain/live-pending.ts);
+ *   the stats_pending rollup, by deadline minute (src/domain/status/live-pending.ts);
  * - a user is in a window exactly when their latest order is (stats_users.last_order_at, indexed).
  */
 export async function computeStats(prisma: PrismaClient, registry: Registry, now: Date): Promise<Stats> {

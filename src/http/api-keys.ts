@@ -1,4 +1,4 @@
-import { DomainError } from '../domain/errors.ts';
+import { UnauthenticatedError } from '../domain/errors.ts';
 import { bearerToken, keyMatches } from './auth.ts';
 
 /** True when the token is one of the keys. Every key is compared, in constant time, so timing tells nothing. */
@@ -18,5 +18,5 @@ export function isWriterAllowed(request: Request | undefined, apiKeys: readonly 
 }
 
 export function requireWriter(ctx: { canWrite: boolean }): void {
-  if (!ctx.canWrite) throw new DomainError('UNAUTHENTICATED', 'this write needs Authorization: Bearer <API key>');
+  if (!ctx.canWrite) throw new UnauthenticatedError('this write needs Authorization: Bearer <API key>');
 }

@@ -1,5 +1,5 @@
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
-import { DomainError } from '../domain/errors.ts';
+import { BadRequestError, DomainError } from '../domain/errors.ts';
 import { errorEnvelope, readJsonBody } from '../rest/http.ts';
 
 /**
@@ -14,7 +14,7 @@ export function graphqlBodyPlugin(): Plugin {
         try {
           const body = await readJsonBody(req);
           if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-            throw new DomainError('BAD_REQUEST', 'body must be one GraphQL request object ({"query": ...}); batching is off');
+            throw new BadRequestError('body must be one GraphQL request object ({"query": ...}); batching is off');
           }
           return body as GraphQLParams;
         } catch (error) {
@@ -25,4 +25,3 @@ export function graphqlBodyPlugin(): Plugin {
     },
   };
 }
-

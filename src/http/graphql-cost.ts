@@ -48,9 +48,7 @@ export function costLimitRule(model: CostModel) {
       if (!root) return;
       const cost = new CostCounter(context, model).selections(operation.selectionSet, root, false);
       if (cost > model.maxCost) {
-        context.reportError(
-          new GraphQLError(`Query cost limit of ${model.maxCost} exceeded, found ${cost}.`, { nodes: [operation] }),
-        );
+        context.reportError(new GraphQLError(`Query cost limit of ${model.maxCost} exceeded, found ${cost}.`, { nodes: [operation] }));
       }
     },
   });

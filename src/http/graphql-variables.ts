@@ -7,11 +7,11 @@ import type { Plugin } from 'graphql-yoga';
  * message names the client's variable and the path inside it (`Variable "$f" got invalid value
  * "yesterday" at "f.from"; ...`). Without it the JIT's coercion reports its own internal names, and
  * a scalar's parse error reaches the masking as an unexpected one (INTERNAL).
- * The REST layer's fixed documents are skipped: their variables are built from checked input.
+ * The REST layer's documents too: their variables are the client's body, renamed, and a refusal
+ * sends the REST layer to its own parse of the body, which names the field in snake_case.
  */
-export function graphqlVariablesPlugin(trusted: ReadonlySet<DocumentNode>): Plugin {
+export function graphqlVariablesPlugin(): Plugin {
   const check = (schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, inputs: unknown) => {
-    if (trusted.has(document)) return undefined;
     const definitions = getOperationAST(document, operationName)?.variableDefinitions;
     if (!definitions?.length) return undefined;
     const { errors } = getVariableValues(schema, definitions, (inputs ?? {}) as Record<string, unknown>, { maxErrors: 10 });

@@ -33,7 +33,7 @@ function probe(checks: Checks) {
 /** A queued claim waiting longer than this means the relayer is not keeping up. */
 const STALE_MS = 60_000;
 
-/** `/relayer/health` is JSON without the envelope (seed 4.5): worker, queue depth, each chain's adapter. */
+/** `/relayer/health` is JSON without the envelope: worker, queue depth, each chain's adapter. */
 export async function relayerHealth(relayer: {
   prisma: PrismaClient;
   now: () => Date;

@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { ERROR_STATUS, type ErrorCode } from '../domain/errors.ts';
+import type { ErrorCode } from '../domain/errors.ts';
+import { HTTP_STATUS } from '../rest/status.ts';
 import { errorCodeOf } from '../rest/http.ts';
 import { matchPath, routes } from '../rest/routes.ts';
 
@@ -52,7 +53,7 @@ export function routeLabel(pathname: string, method: string, graphqlEndpoint: st
 
 /** The code of an error response: the domain error's own, else the one code its status stands for. */
 function codeOfStatus(status: number): string {
-  const codes = (Object.entries(ERROR_STATUS) as [ErrorCode, number][]).filter(([, s]) => s === status);
+  const codes = (Object.entries(HTTP_STATUS) as [ErrorCode, number][]).filter(([, s]) => s === status);
   return codes.length === 1 ? codes[0]![0] : `HTTP_${status}`;
 }
 
@@ -80,7 +81,7 @@ export function createMetrics(sources: MetricSources): Metrics {
   });
   const claims = new Counter({
     name: 'orderbook_relayer_claims_total',
-    help: "Relayer claim outcomes on this instance: submitted, retried (a transient chain error), failed, confirmed.",
+    help: 'Relayer claim outcomes on this instance: submitted, retried (a transient chain error), failed, confirmed.',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });

@@ -14,10 +14,7 @@ export interface ClaimSubmission {
   createBlockNumber: bigint;
 }
 
-export type TransactionState =
-  | { state: 'pending' }
-  | { state: 'confirmed' }
-  | { state: 'failed'; reason: string };
+export type TransactionState = { state: 'pending' } | { state: 'confirmed' } | { state: 'failed'; reason: string };
 
 export interface ChainHealth {
   adapter: string;

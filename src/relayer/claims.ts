@@ -1,49 +1,39 @@
+import type { z } from 'zod';
 import type { RelayerClaim } from '../generated/prisma/client.ts';
 import type { DomainDeps } from '../domain/deps.ts';
-import { DomainError, badRequest, notFound } from '../domain/errors.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../domain/errors.ts';
 import { secretMatches } from '../domain/escrow-events.ts';
-import { requireHex32, requireObject, requireString } from '../domain/input.ts';
+import { hex32, object, text } from '../domain/input.ts';
 import { orderIdOrNotFound } from '../domain/orders.ts';
 
 /**
- * Claim requests to the relayer (CONTRACT 5). A request is accepted only when the destination escrow
+ * Claim requests to the relayer (README, Lifecycle and relayer). A request is accepted only when the destination escrow
  * can still be claimed with this secret; it is stored before the 202 and processed by the worker.
  */
 
-export interface ClaimRequest {
-  orderId: string;
-  commitment: string;
-}
+export const SubmitClaimSchema = object({ orderId: text(66), commitment: hex32 });
 
-export function parseClaimRequest(body: unknown): ClaimRequest {
-  const input = requireObject(body, 'body');
-  const orderId = requireString(input.order_id, 'order_id', 66);
-  const commitment = requireHex32(input.commitment, 'commitment');
-  return { orderId, commitment };
-}
+export type SubmitClaimCommand = z.output<typeof SubmitClaimSchema>;
 
-const wrongState = (message: string) => new DomainError('CONFLICT', message);
-
-export async function submitClaim(deps: DomainDeps, body: unknown): Promise<RelayerClaim> {
-  const request = parseClaimRequest(body);
+export async function requestClaim(deps: DomainDeps, request: SubmitClaimCommand): Promise<RelayerClaim> {
   const orderId = orderIdOrNotFound(request.orderId);
   const order = await deps.prisma.order.findUnique({
     where: { id: orderId },
     include: { destinationIntent: true, relayerClaim: true },
   });
-  if (!order) throw notFound(`order ${request.orderId} not found`);
+  if (!order) throw new NotFoundError(`order ${request.orderId} not found`);
   if (!secretMatches(request.commitment, order.commitmentHash)) {
-    throw badRequest("commitment does not hash to the order's commitment_hash");
+    throw new BadRequestError("commitment does not hash to the order's commitment_hash");
   }
   // A repeat of an accepted request is answered with the stored claim, whatever happened since.
   if (order.relayerClaim) return order.relayerClaim;
 
   const destination = order.destinationIntent;
-  if (destination.createTxHash === null) throw wrongState('the destination escrow is not created yet');
-  if (destination.claimTxHash !== null) throw wrongState('the destination escrow is already claimed');
-  if (destination.cancelTxHash !== null) throw wrongState('the destination escrow is cancelled');
+  if (destination.createTxHash === null) throw new ConflictError('the destination escrow is not created yet');
+  if (destination.claimTxHash !== null) throw new ConflictError('the destination escrow is already claimed');
+  if (destination.cancelTxHash !== null) throw new ConflictError('the destination escrow is cancelled');
   if (BigInt(Math.floor(deps.now().getTime() / 1000)) >= destination.cancelAfter) {
-    throw wrongState("the destination escrow's cancel_after has passed: it can no longer be claimed safely");
+    throw new ConflictError("the destination escrow's cancel_after has passed: it can no longer be claimed safely");
   }
   // Concurrent identical requests: one insert wins, the others read it.
   await deps.prisma.relayerClaim.createMany({
@@ -64,6 +54,6 @@ export async function submitClaim(deps: DomainDeps, body: unknown): Promise<Rela
 export async function findClaim(deps: Pick<DomainDeps, 'prisma'>, orderIdInput: string): Promise<RelayerClaim> {
   const orderId = orderIdOrNotFound(orderIdInput);
   const claim = await deps.prisma.relayerClaim.findUnique({ where: { orderId } });
-  if (!claim) throw notFound(`no claim for order ${orderIdInput}`);
+  if (!claim) throw new NotFoundError(`no claim for order ${orderIdInput}`);
   return claim;
 }

@@ -15,13 +15,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import type { EvmChainSettings } from '../chains/evm/chain-config.ts';
 import { EscrowState, escrowAbi } from '../chains/evm/escrow-abi.ts';
-import {
-  TransientChainError,
-  type ChainAdapter,
-  type ChainHealth,
-  type ClaimSubmission,
-  type TransactionState,
-} from './chain-adapter.ts';
+import { TransientChainError, type ChainAdapter, type ChainHealth, type ClaimSubmission, type TransactionState } from './chain-adapter.ts';
 
 /**
  * Claims destination escrows on EVM chains (viem over JSON-RPC). A claim is sent at most once per
@@ -57,7 +51,7 @@ export class EvmClaimAdapter implements ChainAdapter {
   /** Claims this process sent, by chain and swap id: a retry after a lost answer returns them. */
   private readonly sent = new Map<string, Hex>();
 
-  constructor(private readonly options: EvmClaimAdapterOptions) {
+  constructor(readonly options: EvmClaimAdapterOptions) {
     // viem's nonce manager hands out consecutive nonces to concurrent sends from one account.
     this.account = options.privateKey ? privateKeyToAccount(options.privateKey, { nonceManager }) : undefined;
     for (const chain of options.chains) {
@@ -212,7 +206,8 @@ export class EvmClaimAdapter implements ChainAdapter {
       return await run();
     } catch (error) {
       const scrub = (message: string) => (secret ? message.replaceAll(new RegExp(secret, 'gi'), '[redacted]') : message);
-      if (error instanceof ClaimRefused || error instanceof TransientChainError) throw new (error.constructor as typeof Error)(scrub(error.message));
+      if (error instanceof ClaimRefused || error instanceof TransientChainError)
+        throw new (error.constructor as typeof Error)(scrub(error.message));
       const reverted = error instanceof BaseError ? error.walk((e) => e instanceof ContractFunctionRevertedError) : null;
       if (reverted instanceof ContractFunctionRevertedError) {
         throw new Error(scrub(`reverted: ${reverted.reason ?? reverted.shortMessage}`));

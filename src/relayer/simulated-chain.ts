@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EscrowEvent } from '../domain/escrow-events.ts';
-import {
-  TransientChainError,
-  type ChainAdapter,
-  type ChainHealth,
-  type ClaimSubmission,
-  type TransactionState,
-} from './chain-adapter.ts';
+import { TransientChainError, type ChainAdapter, type ChainHealth, type ClaimSubmission, type TransactionState } from './chain-adapter.ts';
 
 export interface SimulatedChainOptions {
   /** How long until a claim is mined and seen (ms). */
@@ -17,7 +11,7 @@ export interface SimulatedChainOptions {
    * Where the simulated watcher reports the mined claim: the same ingestion path as
    * POST /intents/{swap_id}/events.
    */
-  ingest: (swapId: string, event: Record<string, unknown>) => Promise<void>;
+  ingest: (swapId: string, event: EscrowEvent) => Promise<void>;
   now: () => Date;
   onError?: (error: unknown) => void;
 }
@@ -72,9 +66,9 @@ export class SimulatedChain implements ChainAdapter {
     try {
       await this.options.ingest(claim.swapId, {
         kind: 'claim',
-        tx_hash: txHash,
-        block_number: Number(claim.blockNumber),
-        timestamp: timestamp.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        txHash,
+        blockNumber: claim.blockNumber,
+        timestamp,
         commitment: claim.secret,
       });
     } catch (error) {
@@ -95,9 +89,7 @@ export class SimulatedChain implements ChainAdapter {
   async flush(): Promise<void> {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
-    await Promise.all(
-      [...this.sent.entries()].filter(([, c]) => c.state.state === 'pending').map(([hash, c]) => this.mine(hash, c)),
-    );
+    await Promise.all([...this.sent.entries()].filter(([, c]) => c.state.state === 'pending').map(([hash, c]) => this.mine(hash, c)));
   }
 
   stop(): void {

@@ -110,7 +110,11 @@ export class RelayerWorker {
     const log = logger.child({ orderId: claim.order_id, chain: claim.chain, attempt: claim.attempts });
     // Every write of the outcome releases the lease, and happens only while this worker still holds it.
     const settle = async (data: Prisma.RelayerClaimUpdateManyMutationInput) => {
-      const count = await settleClaim(prisma, { orderId: claim.order_id, leaseToken: claim.lease_token }, { ...data, leaseUntil: null, leaseToken: null });
+      const count = await settleClaim(
+        prisma,
+        { orderId: claim.order_id, leaseToken: claim.lease_token },
+        { ...data, leaseUntil: null, leaseToken: null },
+      );
       if (count === 0) log.warn('lease lost while submitting; another instance took the claim over, outcome not recorded');
       return count === 1;
     };
@@ -147,7 +151,13 @@ export class RelayerWorker {
     const { prisma, adapter } = this.options;
     const submitted = await prisma.relayerClaim.findMany({
       where: { status: 'submitted' },
-      select: { orderId: true, chain: true, txHash: true, submittedAt: true, order: { select: { destinationIntent: { select: { claimTxHash: true } } } } },
+      select: {
+        orderId: true,
+        chain: true,
+        txHash: true,
+        submittedAt: true,
+        order: { select: { destinationIntent: { select: { claimTxHash: true } } } },
+      },
       take: 100,
     });
     let moved = 0;
@@ -164,7 +174,11 @@ export class RelayerWorker {
       }
       if (!outcome) continue;
       // Conditional: of two instances confirming together, one moves it.
-      const count = await settleClaim(prisma, { orderId: claim.orderId, status: 'submitted' }, { status: outcome.status, lastError: outcome.lastError ?? null });
+      const count = await settleClaim(
+        prisma,
+        { orderId: claim.orderId, status: 'submitted' },
+        { status: outcome.status, lastError: outcome.lastError ?? null },
+      );
       moved += count;
       if (count > 0) this.options.onOutcome?.(outcome.status);
     }

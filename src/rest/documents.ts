@@ -1,7 +1,7 @@
 import { parse, type DocumentNode } from 'graphql';
 
 /**
- * The fixed GraphQL documents behind the REST paths. Aliases give the seed's snake_case names, so a
+ * The fixed GraphQL documents behind the REST paths. Aliases give the REST API's snake_case names, so a
  * REST response is a GraphQL result with the envelope around it. Parsed once at start-up and
  * validated against the schema by test/rest-documents.test.ts.
  */
@@ -169,6 +169,7 @@ const source = {
 
 export type DocumentName = keyof typeof source;
 
-export const documents = Object.fromEntries(
-  Object.entries(source).map(([name, text]) => [name, parse(text)]),
-) as Record<DocumentName, DocumentNode>;
+export const documents = Object.fromEntries(Object.entries(source).map(([name, text]) => [name, parse(text)])) as Record<
+  DocumentName,
+  DocumentNode
+>;

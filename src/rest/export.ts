@@ -106,7 +106,9 @@ function csvEncoder(): Encoder {
   const columns = EXPORT_COLUMNS;
   return (orders, first) =>
     stringify(
-      orders.map((order) => columns.map((column) => cell(column.path.reduce<unknown>((v, key) => (v as Record<string, unknown> | null)?.[key], order)))),
+      orders.map((order) =>
+        columns.map((column) => cell(column.path.reduce<unknown>((v, key) => (v as Record<string, unknown> | null)?.[key], order))),
+      ),
       { header: first, columns: columns.map((c) => c.name), escape_formulas: true, record_delimiter: 'windows' },
     );
 }
@@ -125,9 +127,7 @@ interface Column {
 function columnsOf(): Column[] {
   const document = documents.ordersExport;
   const fragments = new Map(
-    document.definitions
-      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
-      .map((d) => [d.name.value, d]),
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
   );
   const walk = (set: SelectionSetNode, prefix: string[]): Column[] =>
     set.selections.flatMap((selection) => {

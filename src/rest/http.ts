@@ -1,4 +1,6 @@
-import { DomainError, type ErrorCode } from '../domain/errors.ts';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError, type ErrorCode } from '../domain/errors.ts';
+import type { ClientError } from '../http/client-error.ts';
+import { HTTP_STATUS } from './status.ts';
 
 /** The seed's envelope; every REST answer but /health uses it, errors included. */
 export function envelope(status: number, result: unknown, headers: Record<string, string> = {}): Response {
@@ -11,17 +13,18 @@ export function envelope(status: number, result: unknown, headers: Record<string
 
 const errorCodes = new WeakMap<Response, ErrorCode>();
 
-export function errorEnvelope(error: DomainError, headers: Record<string, string> = {}): Response {
-  const response = envelope(error.httpStatus, error.message, headers);
+/** A client error in the envelope, with its code's status; UNAVAILABLE says when to retry. */
+export function errorEnvelope(error: ClientError, headers: Record<string, string> = {}): Response {
+  const retry: Record<string, string> = error.code === 'UNAVAILABLE' ? { 'retry-after': '5' } : {};
+  const response = envelope(HTTP_STATUS[error.code], error.message, { ...retry, ...headers });
   errorCodes.set(response, error.code);
   return response;
 }
 
-/** The domain error code an error envelope was made from (the metrics count errors by code). */
+/** The error code an error envelope was made from (the metrics count errors by code). */
 export function errorCodeOf(response: Response): ErrorCode | undefined {
   return errorCodes.get(response);
 }
-
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -32,7 +35,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export async function readJsonBody(request: Request): Promise<unknown> {
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) {
-    throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+    throw new UnsupportedMediaTypeError('Content-Type must be application/json');
   }
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > MAX_BODY_BYTES) throw tooLarge();
@@ -40,11 +43,11 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new DomainError('BAD_REQUEST', 'body must be valid JSON');
+    throw new BadRequestError('body must be valid JSON');
   }
 }
 
-const tooLarge = () => new DomainError('PAYLOAD_TOO_LARGE', `body must be at most ${MAX_BODY_BYTES} bytes`);
+const tooLarge = () => new PayloadTooLargeError(`body must be at most ${MAX_BODY_BYTES} bytes`);
 
 export async function readLimited(request: Request, limit: number): Promise<string> {
   if (!request.body) return '';

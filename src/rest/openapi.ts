@@ -84,7 +84,12 @@ function scalarSchema(name: string): JsonSchema {
     case 'Boolean':
       return { type: 'boolean' };
     case 'DateTime':
-      return { type: 'string', format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$', examples: ['2026-11-23T12:00:00Z'] };
+      return {
+        type: 'string',
+        format: 'date-time',
+        pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$',
+        examples: ['2026-11-23T12:00:00Z'],
+      };
     case 'JSONObject':
       return { type: 'object', additionalProperties: true };
     default:
@@ -232,7 +237,10 @@ function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema {
     description = field.description ?? description;
   }
   // A route answers 404 rather than null: the result itself is never null.
-  const result = withDescription(selectionSchema(getNullableType(resultType) as GraphQLOutputType, resultSelection, fragments), description);
+  const result = withDescription(
+    selectionSchema(getNullableType(resultType) as GraphQLOutputType, resultSelection, fragments),
+    description,
+  );
   // `replayed` is read by the route (200 or 201), not returned.
   if (doc.merge) {
     const properties = { ...(result.properties as Record<string, JsonSchema>) };
@@ -245,7 +253,8 @@ function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema {
   const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
   const bound = pathParams.map((name) => doc.pathVariables?.[name] ?? name);
   const inputArg = rootField.args.find((a) => a.name === 'input');
-  const inputFields = inputArg && isInputObjectType(getNamedType(inputArg.type)) ? (getNamedType(inputArg.type) as GraphQLInputObjectType).getFields() : {};
+  const inputFields =
+    inputArg && isInputObjectType(getNamedType(inputArg.type)) ? (getNamedType(inputArg.type) as GraphQLInputObjectType).getFields() : {};
   const parameters: JsonSchema[] = pathParams.map((name, i) => ({
     name: snakeCase(name),
     in: 'path',
@@ -275,7 +284,9 @@ function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema {
       requestBody = {
         required: true,
         description: arg?.description ?? undefined,
-        content: { 'application/json': { schema: { ...body, description: type.description }, ...(doc.example ? { example: doc.example } : {}) } },
+        content: {
+          'application/json': { schema: { ...body, description: type.description }, ...(doc.example ? { example: doc.example } : {}) },
+        },
       };
     } else if (isInputObjectType(type)) {
       parameters.push(...filterParameters(type));
@@ -295,7 +306,9 @@ function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema {
   for (const [status, text] of Object.entries(doc.responses)) {
     responses[status] = {
       description: text,
-      ...(route.path === '/stats' ? { headers: { 'Cache-Control': { description: 'public, max-age=<seconds left in the cache>', schema: { type: 'string' } } } } : {}),
+      ...(route.path === '/stats'
+        ? { headers: { 'Cache-Control': { description: 'public, max-age=<seconds left in the cache>', schema: { type: 'string' } } } }
+        : {}),
       content: { 'application/json': { schema: envelope(result) } },
     };
   }
@@ -304,7 +317,9 @@ function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema {
       responses[status] = {
         description: text,
         headers: { 'Content-Disposition': { description: 'attachment; filename="…"', schema: { type: 'string' } } },
-        content: Object.fromEntries(Object.entries(doc.stream).map(([type, description]) => [type, { schema: { type: 'string', description } }])),
+        content: Object.fromEntries(
+          Object.entries(doc.stream).map(([type, description]) => [type, { schema: { type: 'string', description } }]),
+        ),
       };
     }
   }
@@ -315,7 +330,10 @@ function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema {
     errors.add(415);
   }
   for (const status of [...errors].sort()) {
-    responses[String(status)] = { description: ERROR_TEXT[status]!, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    responses[String(status)] = {
+      description: ERROR_TEXT[status]!,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
   }
 
   return {
@@ -360,7 +378,10 @@ const FIXED_PATHS: Record<string, JsonSchema> = {
           description: 'Every dependency answered: `ok` for each (database, and redis when configured).',
           content: { 'application/json': { schema: envelope({ type: 'object', additionalProperties: { type: 'string' } }) } },
         },
-        503: { description: 'Not ready: the message names what is unreachable.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        503: {
+          description: 'Not ready: the message names what is unreachable.',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
       },
     },
   },

@@ -1,6 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
-import { DomainError } from '../domain/errors.ts';
-import { isDatabaseUnavailable } from '../db/unavailable.ts';
+import { NotFoundError } from '../domain/errors.ts';
+import { toClientError } from '../http/client-error.ts';
 import { isWriterAllowed } from '../http/api-keys.ts';
 import type { Registry } from '../domain/registry/registry.ts';
 import { envelope, errorEnvelope, readJsonBody } from './http.ts';
@@ -12,7 +12,7 @@ export interface RestOptions {
   registry: Registry;
   now: () => Date;
   run: (request: Request) => RunDocument;
-  /** Plain-text liveness (seed 4.5) and readiness (which dependency is down). */
+  /** Plain-text liveness (`Online`) and readiness (which dependency is down). */
   health: () => Response;
   ready: () => Promise<Response>;
   relayerHealth: () => Promise<Response>;
@@ -20,7 +20,7 @@ export interface RestOptions {
 }
 
 /**
- * Answers every path but the GraphQL endpoint: the seed's REST paths, health, and the envelope for
+ * Answers every path but the GraphQL endpoint: the REST paths (README), health, and the envelope for
  * unknown paths (404) and wrong methods (405 with Allow).
  */
 export function restPlugin(options: RestOptions): Plugin {
@@ -38,10 +38,8 @@ async function handle(options: RestOptions, request: Request, url: URL): Promise
     if (url.pathname === '/ready') return await allowOnlyAsync(request, ['GET'], options.ready);
     if (url.pathname === '/relayer/health') return await allowOnlyAsync(request, ['GET'], options.relayerHealth);
 
-    const matching = routes
-      .map((route) => ({ route, params: matchPath(route.path, url.pathname) }))
-      .filter((m) => m.params !== undefined);
-    if (matching.length === 0) throw new DomainError('NOT_FOUND', `no such path: ${request.method} ${url.pathname}`);
+    const matching = routes.map((route) => ({ route, params: matchPath(route.path, url.pathname) })).filter((m) => m.params !== undefined);
+    if (matching.length === 0) throw new NotFoundError(`no such path: ${request.method} ${url.pathname}`);
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     const match = matching.find((m) => m.route.method === method);
     if (!match) {
@@ -58,19 +56,10 @@ async function handle(options: RestOptions, request: Request, url: URL): Promise
     );
     return result.response ?? envelope(result.status, result.result, result.headers);
   } catch (error) {
-    if (error instanceof DomainError) return errorEnvelope(error, retryAfter(error));
-    if (isDatabaseUnavailable(error)) {
-      return errorEnvelope(new DomainError('UNAVAILABLE', 'service unavailable: the database is unreachable, retry shortly'), {
-        'retry-after': '5',
-      });
-    }
-    options.onInternalError(error, request);
-    return envelope(500, 'internal server error');
+    const clientError = toClientError(error);
+    if (clientError.code === 'INTERNAL') options.onInternalError(error, request);
+    return errorEnvelope(clientError);
   }
-}
-
-function retryAfter(error: DomainError): Record<string, string> {
-  return error.code === 'UNAVAILABLE' ? { 'retry-after': '5' } : {};
 }
 
 function allowOnly(request: Request, methods: string[], respond: () => Response): Response {

@@ -1,10 +1,14 @@
-import { parseEscrowEvent } from '../domain/escrow-events.ts';
-import { parseCreateOrderRequest, parseUserId } from '../domain/orders.ts';
-import { parseClaimRequest } from '../relayer/claims.ts';
+import type { z } from 'zod';
+import { EscrowEventSchema } from '../domain/escrow-events.ts';
+import { parseInput } from '../domain/input.ts';
+import { createOrderSchemaFor, parseUserId } from '../domain/orders.ts';
 import { orderFilterWhere, parsePagination, parseStatuses } from '../domain/order-list.ts';
-import { parseQuoteRequest } from '../domain/quotes.ts';
+import { CreateQuoteSchema } from '../domain/quotes.ts';
 import type { Registry } from '../domain/registry/registry.ts';
+import { toClientError } from '../http/client-error.ts';
+import { SubmitClaimSchema } from '../relayer/claims.ts';
 import type { DocumentName } from './documents.ts';
+import { graphqlInput, restInput } from './input.ts';
 import type { RouteDoc } from './openapi.ts';
 import { badRequest } from '../domain/errors.ts';
 import { CreateWebhookSchema } from '../webhooks/endpoints.ts';
@@ -12,8 +16,8 @@ import { exportResponse, parseExportFormat } from './export.ts';
 
 /**
  * The REST compatibility layer: each route turns a request into the variables of one fixed GraphQL
- * document and picks its answer out of the result. Inputs are checked first with the same domain
- * parsers the resolvers use, so a bad field gets its contract message, not a GraphQL coercion error.
+ * document and picks its answer out of the result. A body becomes the mutation's input as it is,
+ * renamed (src/rest/input.ts); the resolver parses it with the input's schema.
  */
 
 export interface RouteInput {
@@ -32,7 +36,7 @@ export interface RouteResult {
   response?: Response;
 }
 
-/** Runs a fixed document and returns its data; a GraphQL error is thrown as a DomainError. */
+/** Runs a fixed document and returns its data; a GraphQL error is thrown as the client error it is. */
 export type RunDocument = (
   name: DocumentName,
   variables: Record<string, unknown>,
@@ -52,6 +56,20 @@ export interface Route {
 
 const ok = (result: unknown, status = 200): RouteResult => ({ status, result });
 const streamed = (response: Response): RouteResult => ({ status: response.status, result: undefined, response });
+
+/**
+ * Runs a write's document with the body as its `input` (plus fields from the path). When GraphQL or
+ * the resolver refuses the input (400), the body is parsed with the same schema here, so the message
+ * names the field in snake_case, as this client spelled it; any other refusal passes unchanged.
+ */
+async function runWrite(run: RunDocument, name: DocumentName, schema: z.ZodType, body: unknown, fromPath: Record<string, string> = {}) {
+  try {
+    return await run(name, { input: { ...(graphqlInput(schema, body) as object), ...fromPath } });
+  } catch (error) {
+    if (toClientError(error).code === 'BAD_REQUEST') parseInput(schema, restInput(schema, body), 'snake_case');
+    throw error;
+  }
+}
 
 /** REST query parameters (snake_case) to the GraphQL OrderFilter; validated by the domain first. */
 function orderFilter(input: RouteInput) {
@@ -129,19 +147,9 @@ export const routes: Route[] = [
     body: true,
     write: true,
     async handle(input, run) {
-      const request = parseCreateOrderRequest(input.registry, input.body);
-      const leg = (l: typeof request.source) => ({ asset: l.asset, recipient: l.recipient, amount: l.amount.toString() });
-      const { data } = await run('createOrder', {
-        input: {
-          userId: request.userId,
-          quoteId: request.quoteId,
-          source: leg(request.source),
-          destination: leg(request.destination),
-          commitmentHash: request.commitmentHash,
-        },
-      });
+      const { data } = await runWrite(run, 'createOrder', createOrderSchemaFor(input.registry), input.body);
       const created = data.createOrder as { replayed: boolean; order: unknown };
-      // An exact replay answers 200 with the same order; a first creation 201 (CONTRACT 2).
+      // An exact replay answers 200 with the same order; a first creation 201.
       return ok(restOrder(created.order), created.replayed ? 200 : 201);
     },
   },
@@ -189,7 +197,10 @@ export const routes: Route[] = [
       result: ['order'],
       responses: { 200: 'The orders, streamed.' },
       errors: [400],
-      stream: { 'text/csv': 'A header row, then one row per order.', 'application/x-ndjson': 'One JSON order per line, as GET /orders/{order_id} gives it.' },
+      stream: {
+        'text/csv': 'A header row, then one row per order.',
+        'application/x-ndjson': 'One JSON order per line, as GET /orders/{order_id} gives it.',
+      },
     },
     async handle(input, run) {
       const format = parseExportFormat(input.query.get('format'));
@@ -208,7 +219,10 @@ export const routes: Route[] = [
       result: ['order'],
       responses: { 200: 'The orders, streamed.' },
       errors: [400],
-      stream: { 'text/csv': 'A header row, then one row per order.', 'application/x-ndjson': 'One JSON order per line, as GET /orders/{order_id} gives it.' },
+      stream: {
+        'text/csv': 'A header row, then one row per order.',
+        'application/x-ndjson': 'One JSON order per line, as GET /orders/{order_id} gives it.',
+      },
     },
     async handle(input, run) {
       const format = parseExportFormat(input.query.get('format'));
@@ -270,13 +284,7 @@ export const routes: Route[] = [
     body: true,
     write: true,
     async handle(input, run) {
-      const request = parseQuoteRequest(input.body);
-      const { data } = await run('createQuote', {
-        input: {
-          source: { asset: request.sourceAsset, amount: request.sourceAmount.toString() },
-          destination: { asset: request.destAsset },
-        },
-      });
+      const { data } = await runWrite(run, 'createQuote', CreateQuoteSchema, input.body);
       return ok(data.createQuote, 201);
     },
   },
@@ -317,16 +325,8 @@ export const routes: Route[] = [
     },
     body: true,
     async handle(input, run) {
-      const event = parseEscrowEvent(input.body);
-      const { data } = await run('recordEscrowEvent', {
-        input: {
-          swapId: input.params.swapId,
-          kind: event.kind.toUpperCase(),
-          txHash: event.txHash,
-          blockNumber: Number(event.blockNumber),
-          timestamp: event.timestamp.toISOString(),
-          commitment: event.commitment,
-        },
+      const { data } = await runWrite(run, 'recordEscrowEvent', EscrowEventSchema, input.body, {
+        swapId: input.params.swapId!,
       });
       return ok(restOrder(data.recordEscrowEvent));
     },
@@ -351,8 +351,7 @@ export const routes: Route[] = [
     body: true,
     write: true,
     async handle(input, run) {
-      const request = parseClaimRequest(input.body);
-      const { data } = await run('submitClaim', { input: { orderId: request.orderId, commitment: request.commitment } });
+      const { data } = await runWrite(run, 'submitClaim', SubmitClaimSchema, input.body);
       return ok(restClaim(data.submitClaim), 202);
     },
   },

@@ -10,7 +10,7 @@ import type { GraphQLContext } from './context.ts';
 
 /**
  * graphql-scalars' DateTime, printed the way the whole API prints time: UTC, whole seconds,
- * `YYYY-MM-DDTHH:MM:SSZ` (CONTRACT 2).
+ * `YYYY-MM-DDTHH:MM:SSZ`, as every timestamp of the API is.
  */
 const DateTime = new GraphQLScalarType({
   ...DateTimeResolver.toConfig(),
@@ -62,12 +62,14 @@ export const builder = new SchemaBuilder<{
 
 builder.addScalarType('DateTime', DateTime);
 builder.addScalarType('JSONObject', JSONObjectResolver);
-builder.addScalarType('SafeInt', new GraphQLScalarType({
-  ...SafeIntResolver.toConfig(),
-  // Block numbers and UNIX times are BigInt columns; they fit in 53 bits for any real chain.
-  serialize: (value) => SafeIntResolver.serialize(typeof value === 'bigint' ? Number(value) : value),
-}));
+builder.addScalarType(
+  'SafeInt',
+  new GraphQLScalarType({
+    ...SafeIntResolver.toConfig(),
+    // Block numbers and UNIX times are BigInt columns; they fit in 53 bits for any real chain.
+    serialize: (value) => SafeIntResolver.serialize(typeof value === 'bigint' ? Number(value) : value),
+  }),
+);
 
 builder.queryType({ description: 'Reads: orders, quotes, claims, the registry and statistics.' });
 builder.mutationType({ description: 'Writes: quotes, orders, escrow events from watchers, relayer claims.' });
-

@@ -1,10 +1,15 @@
-import { DomainError } from '../domain/errors.ts';
-import { recordEscrowEvent } from '../domain/escrow-events.ts';
+import { UnauthenticatedError } from '../domain/errors.ts';
+import { EscrowEventSchema, recordEscrowEvent } from '../domain/escrow-events.ts';
+import { parseInput } from '../domain/input.ts';
 import { builder } from './builder.ts';
 
 const EscrowEventKind = builder.enumType('EscrowEventKind', {
   description: 'What happened to an escrow on its chain.',
-  values: { CREATE: { value: 'create', description: 'The escrow was funded.' }, CLAIM: { value: 'claim', description: 'The escrow was claimed with the secret (carry it in `commitment`).' }, CANCEL: { value: 'cancel', description: 'The escrow was refunded to its creator after cancelAfter.' } } as const,
+  values: {
+    CREATE: { value: 'create', description: 'The escrow was funded.' },
+    CLAIM: { value: 'claim', description: 'The escrow was claimed with the secret (carry it in `commitment`).' },
+    CANCEL: { value: 'cancel', description: 'The escrow was refunded to its creator after cancelAfter.' },
+  } as const,
 });
 
 const RecordEscrowEventInput = builder.inputType('RecordEscrowEventInput', {
@@ -25,14 +30,9 @@ builder.mutationFields((t) => ({
     description: 'An escrow event from a chain watcher (needs the watcher key). Returns the updated order.',
     args: { input: t.arg({ description: 'The event.', type: RecordEscrowEventInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      if (!ctx.isWatcher) throw new DomainError('UNAUTHENTICATED', 'recording escrow events needs Authorization: Bearer <WATCHER_KEY>');
-      const { orderId } = await recordEscrowEvent(ctx, input.swapId, {
-        kind: input.kind,
-        tx_hash: input.txHash,
-        block_number: input.blockNumber,
-        timestamp: input.timestamp.toISOString().replace(/\.000Z$/, 'Z'),
-        commitment: input.commitment ?? undefined,
-      });
+      if (!ctx.isWatcher) throw new UnauthenticatedError('recording escrow events needs Authorization: Bearer <WATCHER_KEY>');
+      const { swapId, ...event } = input;
+      const { orderId } = await recordEscrowEvent(ctx, swapId, parseInput(EscrowEventSchema, event));
       return ctx.prisma.order.findUniqueOrThrow({ ...query, where: { id: orderId } });
     },
   }),

@@ -1,54 +1,63 @@
 import { requireWriter } from '../http/api-keys.ts';
-import { badRequest } from '../domain/errors.ts';
+import { BadRequestError } from '../domain/errors.ts';
 import {
   MAX_LIMIT,
   NEWEST_FIRST,
-  countByStatus,
   orderFilterWhere,
   pageInfo,
   parseStatuses,
   parsePagination,
   type OrderFilterInput,
 } from '../domain/order-list.ts';
-import { assertFound, createOrder, orderIdOrNotFound, parseUserId, type CreatedOrder } from '../domain/orders.ts';
-import { ORDER_STATUSES, statusAt, type OrderStatus } from '../domain/status.ts';
+import { parseInput } from '../domain/input.ts';
+import { assertFound, createOrder, createOrderSchemaFor, orderIdOrNotFound, parseUserId, type CreatedOrder } from '../domain/orders.ts';
+import { countByStatus } from '../domain/status/count.ts';
+import { ORDER_STATUSES, statusAt, type OrderStatus } from '../domain/status/rule.ts';
 import type { Intent as IntentRow, Order as OrderRow, Prisma } from '../generated/prisma/client.ts';
 import { builder } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
 import { Intent } from './intent.ts';
 
 const STATUS_DESCRIPTIONS: Record<OrderStatus, string> = {
-  pending: 'Created; the source escrow is not created yet (even if the destination\'s is). In progress.',
-  source_created: 'The user\'s source escrow is created. In progress.',
-  destination_created: 'The solver\'s destination escrow is created too. In progress.',
+  pending: "Created; the source escrow is not created yet (even if the destination's is). In progress.",
+  source_created: "The user's source escrow is created. In progress.",
+  destination_created: "The solver's destination escrow is created too. In progress.",
   destination_claimed: 'The user claimed the destination (the secret is revealed): the user has their funds. Counts as completed.',
   completed: 'The source escrow ended too (claimed by the solver, or cancelled after the user claimed). Completed.',
   refunding: 'The destination escrow was cancelled or passed its cancelAfter unclaimed; the source is not cancelled yet. In progress.',
   cancelled: 'The source escrow was cancelled: refunded to the user. Counts as cancelled.',
-  expired: 'No source escrow before the order\'s deadline (ORDER_DEADLINE_SECONDS after creation). Counts as cancelled.',
+  expired: "No source escrow before the order's deadline (ORDER_DEADLINE_SECONDS after creation). Counts as cancelled.",
 };
 
 export const OrderStatusEnum = builder.enumType('OrderStatus', {
-  description: 'Derived from the intents\' on-chain facts and the clock; REST spells it in lowercase.',
+  description: "Derived from the intents' on-chain facts and the clock; REST spells it in lowercase.",
   values: Object.fromEntries(
     ORDER_STATUSES.map((status) => [status.toUpperCase(), { value: status, description: STATUS_DESCRIPTIONS[status] }]),
   ) as Record<Uppercase<OrderStatus>, { value: OrderStatus; description: string }>,
 });
 
 export const Order = builder.prismaObject('Order', {
-  description: 'A swap: the user\'s source intent paired with the solver\'s destination intent.',
+  description: "A swap: the user's source intent paired with the solver's destination intent.",
   fields: (t) => ({
     orderId: t.exposeString('id', { description: '64 lowercase hex characters, opaque.' }),
     userId: t.exposeString('userId', { description: 'The user who made the order.' }),
     quoteId: t.exposeString('quoteId', { description: 'The quote this order consumed.' }),
-    status: t.field({ description: 'Where the swap is, at the time of the read.', type: OrderStatusEnum, resolve: (order, _args, ctx) => statusAt(order, ctx.now()) }),
+    status: t.field({
+      description: 'Where the swap is, at the time of the read.',
+      type: OrderStatusEnum,
+      resolve: (order, _args, ctx) => statusAt(order, ctx.now()),
+    }),
     sourceTokenPrice: t.string({ description: 'USD, decimal string.', resolve: (o) => o.sourceTokenPrice.toFixed() }),
     destTokenPrice: t.string({ description: 'USD, decimal string.', resolve: (o) => o.destTokenPrice.toFixed() }),
-    feeBips: t.exposeInt('feeBips', { description: 'The quote\'s fee, basis points.' }),
+    feeBips: t.exposeInt('feeBips', { description: "The quote's fee, basis points." }),
     // Both sides through one loader: a page's intents are one query, where two relations make two.
-    sourceIntent: t.field({ description: 'The user\'s escrow on the source chain.', type: Intent, resolve: (order, _args, ctx) => intentOf(ctx, order, order.sourceSwapId) }),
+    sourceIntent: t.field({
+      description: "The user's escrow on the source chain.",
+      type: Intent,
+      resolve: (order, _args, ctx) => intentOf(ctx, order, order.sourceSwapId),
+    }),
     destinationIntent: t.field({
-      description: 'The solver\'s escrow on the destination chain.',
+      description: "The solver's escrow on the destination chain.",
       type: Intent,
       resolve: (order, _args, ctx) => intentOf(ctx, order, order.destinationSwapId),
     }),
@@ -78,7 +87,7 @@ const OrderFilter = builder.inputType('OrderFilter', {
   }),
 });
 
-/** A page of orders as the seed's list endpoints return it (seed 2.3). */
+/** A page of orders as the REST list endpoints return it (README, REST and GraphQL). */
 interface OrderPageShape {
   where: Prisma.OrderWhereInput;
   page: number;
@@ -126,7 +135,7 @@ const OrderPage = builder.objectRef<OrderPageShape>('OrderPage').implement({
         return rows;
       },
     }),
-    page: t.exposeInt('page', { description: 'This page\'s number, from 1.' }),
+    page: t.exposeInt('page', { description: "This page's number, from 1." }),
     limit: t.exposeInt('limit', { description: 'Orders per page.' }),
     total: t.int({ description: 'Orders matching, on all pages.', resolve: (page, _args, ctx) => countOrders(ctx, page) }),
     totalPages: t.int({
@@ -157,9 +166,7 @@ function countOrders(ctx: GraphQLContext, page: OrderPageShape): Promise<number>
 }
 
 function countAll(ctx: GraphQLContext, page: OrderPageShape): Promise<number> {
-  return page.statusesOnly
-    ? countByStatus(ctx.prisma, page.statusesOnly, ctx.now())
-    : ctx.prisma.order.count({ where: page.where });
+  return page.statusesOnly ? countByStatus(ctx.prisma, page.statusesOnly, ctx.now()) : ctx.prisma.order.count({ where: page.where });
 }
 
 /**
@@ -182,7 +189,7 @@ function keysetQuery<Q extends { cursor?: unknown; skip?: number; take?: number 
   return { ...rest, skip: 0, keyset };
 }
 
-function filterInput(filter: { status?: OrderStatus[] | null } & Record<string, unknown> | null | undefined) {
+function filterInput(filter: ({ status?: OrderStatus[] | null } & Record<string, unknown>) | null | undefined) {
   if (!filter) return {};
   const input: OrderFilterInput = {};
   for (const [key, value] of Object.entries(filter)) if (value != null) input[key as keyof OrderFilterInput] = value;
@@ -191,10 +198,10 @@ function filterInput(filter: { status?: OrderStatus[] | null } & Record<string, 
 
 builder.queryFields((t) => ({
   order: t.prismaField({
-  description: 'One order by id (`GET /orders/{order_id}`); NOT_FOUND when there is none.',
+    description: 'One order by id (`GET /orders/{order_id}`); NOT_FOUND when there is none.',
     type: 'Order',
     nullable: true,
-    args: { orderId: t.arg.string({ description: 'The order\'s id.', required: true }) },
+    args: { orderId: t.arg.string({ description: "The order's id.", required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const id = orderIdOrNotFound(args.orderId);
       return assertFound(await ctx.prisma.order.findUnique({ ...query, where: { id } }), args.orderId);
@@ -219,67 +226,77 @@ builder.queryFields((t) => ({
     },
   }),
   ordersByUser: t.field({
-  description: 'A user\'s orders, newest first (`GET /orders/user/{user_id}`).',
+    description: "A user's orders, newest first (`GET /orders/user/{user_id}`).",
     type: OrderPage,
     args: {
-      userId: t.arg.string({ description: 'The user\'s id.', required: true }),
+      userId: t.arg.string({ description: "The user's id.", required: true }),
       page: t.arg.int({ required: false, description: 'Page number from 1; default 1.' }),
       limit: t.arg.int({ required: false, description: `Orders per page, 1 to ${MAX_LIMIT}; default 20.` }),
     },
-    resolve: (_root, args, ctx) => {
+    resolve: (_root, args, _ctx) => {
       const userId = parseUserId(args.userId);
       return { ...parsePagination(args), where: { userId }, userId };
     },
   }),
-  ordersConnection: t.prismaConnection({
-    type: 'Order',
-    cursor: 'createdAt_id',
-    description: 'Keyset (cursor) pagination, newest first: cheap at any depth, unlike offset pages.',
-    defaultSize: 20,
-    maxSize: MAX_LIMIT,
-    args: {
-      filter: t.arg({ description: 'Only orders matching all of these.', type: OrderFilter, required: false }),
-      userId: t.arg.string({ description: 'Only this user\'s orders.', required: false }),
+  ordersConnection: t.prismaConnection(
+    {
+      type: 'Order',
+      cursor: 'createdAt_id',
+      description: 'Keyset (cursor) pagination, newest first: cheap at any depth, unlike offset pages.',
+      defaultSize: 20,
+      maxSize: MAX_LIMIT,
+      args: {
+        filter: t.arg({ description: 'Only orders matching all of these.', type: OrderFilter, required: false }),
+        userId: t.arg.string({ description: "Only this user's orders.", required: false }),
+      },
+      resolve: (query, _root, args, ctx) => {
+        for (const size of ['first', 'last'] as const) {
+          const value = args[size];
+          if (value != null && (value < 0 || value > MAX_LIMIT)) throw new BadRequestError(`${size} must be from 0 to ${MAX_LIMIT}`);
+        }
+        const { keyset, ...rest } = keysetQuery(query);
+        return ctx.prisma.order.findMany({
+          ...rest,
+          where: {
+            AND: [
+              orderFilterWhere(ctx.registry, filterInput(args.filter), ctx.now()),
+              args.userId != null ? { userId: parseUserId(args.userId) } : {},
+              keyset,
+            ],
+          },
+          orderBy: NEWEST_FIRST,
+        });
+      },
     },
-    resolve: (query, _root, args, ctx) => {
-      for (const size of ['first', 'last'] as const) {
-        const value = args[size];
-        if (value != null && (value < 0 || value > MAX_LIMIT)) throw badRequest(`${size} must be from 0 to ${MAX_LIMIT}`);
-      }
-      const { keyset, ...rest } = keysetQuery(query);
-      return ctx.prisma.order.findMany({
-        ...rest,
-        where: {
-          AND: [
-            orderFilterWhere(ctx.registry, filterInput(args.filter), ctx.now()),
-            args.userId != null ? { userId: parseUserId(args.userId) } : {},
-            keyset,
-          ],
-        },
-        orderBy: NEWEST_FIRST,
-      });
-    },
-  },
-  { description: 'A page of orders, newest first, with cursors.' },
-  { description: 'One order and its cursor.' }),
+    { description: 'A page of orders, newest first, with cursors.' },
+    { description: 'One order and its cursor.' },
+  ),
 }));
 
 const OrderLegInput = builder.inputType('OrderLegInput', {
-  description: 'One side of a new order; must equal the quote\'s side.',
+  description: "One side of a new order; must equal the quote's side.",
   fields: (t) => ({
     asset: t.string({ required: true, description: 'Asset id, chain:token.' }),
-    recipient: t.string({ required: true, description: 'The user\'s own address on that chain.' }),
+    recipient: t.string({ required: true, description: "The user's own address on that chain." }),
     amount: t.string({ required: true, description: 'Base units, decimal string.' }),
   }),
 });
 
 const CreateOrderInput = builder.inputType('CreateOrderInput', {
-  description: 'A new order from a quote, locked to the hash of the user\'s secret.',
+  description: "A new order from a quote, locked to the hash of the user's secret.",
   fields: (t) => ({
-    userId: t.string({ description: 'The user\'s id (any text without control characters).', required: true }),
+    userId: t.string({ description: "The user's id (any text without control characters).", required: true }),
     quoteId: t.string({ description: 'The quote to consume.', required: true }),
-    source: t.field({ description: 'What the user sends: the quote\'s source asset and amount, and the user\'s address on that chain.', type: OrderLegInput, required: true }),
-    destination: t.field({ description: 'What the user receives: the quote\'s destination asset and amount, and the user\'s address on that chain.', type: OrderLegInput, required: true }),
+    source: t.field({
+      description: "What the user sends: the quote's source asset and amount, and the user's address on that chain.",
+      type: OrderLegInput,
+      required: true,
+    }),
+    destination: t.field({
+      description: "What the user receives: the quote's destination asset and amount, and the user's address on that chain.",
+      type: OrderLegInput,
+      required: true,
+    }),
     commitmentHash: t.string({ required: true, description: 'sha256 of the secret, 32 bytes hex.' }),
   }),
 });
@@ -309,13 +326,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ description: 'The order to create.', type: CreateOrderInput, required: true }) },
     resolve: (_root, { input }, ctx) => {
       requireWriter(ctx);
-      return createOrder(ctx, {
-        user_id: input.userId,
-        quote_id: input.quoteId,
-        source: input.source,
-        destination: input.destination,
-        commitment_hash: input.commitmentHash,
-      });
+      return createOrder(ctx, parseInput(createOrderSchemaFor(ctx.registry), input));
     },
   }),
 }));

@@ -1,5 +1,6 @@
 import { requireWriter } from '../http/api-keys.ts';
-import { createQuote, findQuote } from '../domain/quotes.ts';
+import { parseInput } from '../domain/input.ts';
+import { CreateQuoteSchema, createQuote, findQuote } from '../domain/quotes.ts';
 import { builder } from './builder.ts';
 
 const QuoteLeg = builder.objectRef<{ asset: string; amount: string }>('QuoteLeg').implement({
@@ -29,10 +30,13 @@ export const Quote = builder.prismaObject('Quote', {
     feeBips: t.exposeInt('feeBips', { description: 'Fee in basis points (1/100 of a percent), taken from the destination amount.' }),
     solver: t.field({
       type: 'JSONObject',
-      description: 'The solver\'s address on each chain of the pair, keyed by chain id.',
+      description: "The solver's address on each chain of the pair, keyed by chain id.",
       resolve: (q) => q.solver as Record<string, unknown>,
     }),
-    expiresAt: t.expose('expiresAt', { description: 'After this the quote cannot be used for a new order (QUOTE_TTL_SECONDS after creation).', type: 'DateTime' }),
+    expiresAt: t.expose('expiresAt', {
+      description: 'After this the quote cannot be used for a new order (QUOTE_TTL_SECONDS after creation).',
+      type: 'DateTime',
+    }),
     createdAt: t.expose('createdAt', { description: 'When the quote was made.', type: 'DateTime' }),
     consumedBy: t.exposeString('consumedBy', { nullable: true, description: 'The order that consumed it.' }),
   }),
@@ -61,10 +65,10 @@ const CreateQuoteInput = builder.inputType('CreateQuoteInput', {
 
 builder.queryFields((t) => ({
   quote: t.prismaField({
-  description: 'A quote by id (`GET /quotes/{quote_id}`); NOT_FOUND when there is none.',
+    description: 'A quote by id (`GET /quotes/{quote_id}`); NOT_FOUND when there is none.',
     type: 'Quote',
     nullable: true,
-    args: { quoteId: t.arg.string({ description: 'The quote\'s id.', required: true }) },
+    args: { quoteId: t.arg.string({ description: "The quote's id.", required: true }) },
     // Quotes have no relations, so there is no selection to apply.
     resolve: (_query, _root, args, ctx) => findQuote(ctx, args.quoteId),
   }),
@@ -72,12 +76,12 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createQuote: t.prismaField({
-  description: 'Prices a swap (`POST /quotes`); needs an API key when API_KEYS is set.',
+    description: 'Prices a swap (`POST /quotes`); needs an API key when API_KEYS is set.',
     type: 'Quote',
     args: { input: t.arg({ description: 'What to quote.', type: CreateQuoteInput, required: true }) },
     resolve: (_query, _root, { input }, ctx) => {
       requireWriter(ctx);
-      return createQuote(ctx, input);
+      return createQuote(ctx, parseInput(CreateQuoteSchema, input));
     },
   }),
 }));

@@ -1,5 +1,6 @@
 import { requireWriter } from '../http/api-keys.ts';
-import { findClaim, submitClaim } from '../relayer/claims.ts';
+import { parseInput } from '../domain/input.ts';
+import { SubmitClaimSchema, findClaim, requestClaim } from '../relayer/claims.ts';
 import { builder } from './builder.ts';
 
 const ClaimStatusEnum = builder.enumType('ClaimStatus', {
@@ -8,7 +9,10 @@ const ClaimStatusEnum = builder.enumType('ClaimStatus', {
     QUEUED: { value: 'queued', description: 'Stored; the worker has not sent it yet (or will retry after a transient chain error).' },
     SUBMITTED: { value: 'submitted', description: 'Sent to the destination chain; waiting to see the claim on chain.' },
     CONFIRMED: { value: 'confirmed', description: 'The destination claim is on chain.' },
-    FAILED: { value: 'failed', description: 'Given up: lastError says why (escrow cancelled or expired, reverted, retries exhausted, not seen in time).' },
+    FAILED: {
+      value: 'failed',
+      description: 'Given up: lastError says why (escrow cancelled or expired, reverted, retries exhausted, not seen in time).',
+    },
   } as const,
 });
 
@@ -30,17 +34,17 @@ builder.prismaObject('RelayerClaim', {
 const SubmitClaimInput = builder.inputType('SubmitClaimInput', {
   description: 'Which order to claim for, and the secret that unlocks its destination escrow.',
   fields: (t) => ({
-    orderId: t.string({ description: 'The order\'s id.', required: true }),
+    orderId: t.string({ description: "The order's id.", required: true }),
     commitment: t.string({ required: true, description: 'The secret, 32 bytes hex.' }),
   }),
 });
 
 builder.queryFields((t) => ({
   claim: t.prismaField({
-  description: 'The relayer\'s claim for an order (`GET /relayer/claims/{order_id}`); NOT_FOUND when none was requested.',
+    description: "The relayer's claim for an order (`GET /relayer/claims/{order_id}`); NOT_FOUND when none was requested.",
     type: 'RelayerClaim',
     nullable: true,
-    args: { orderId: t.arg.string({ description: 'The order\'s id.', required: true }) },
+    args: { orderId: t.arg.string({ description: "The order's id.", required: true }) },
     resolve: (_query, _root, args, ctx) => findClaim(ctx, args.orderId),
   }),
 }));
@@ -52,7 +56,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ description: 'The order and its secret.', type: SubmitClaimInput, required: true }) },
     resolve: (_query, _root, { input }, ctx) => {
       requireWriter(ctx);
-      return submitClaim(ctx, { order_id: input.orderId, commitment: input.commitment });
+      return requestClaim(ctx, parseInput(SubmitClaimSchema, input));
     },
   }),
 }));

@@ -6,11 +6,16 @@ const Window = builder.objectRef<StatsWindow>('StatsWindow').implement({
   fields: (t) => ({
     totalOrders: t.exposeInt('totalOrders', { description: 'Orders created in the window.' }),
     completedOrders: t.exposeInt('completedOrders', { description: 'Of those, completed or destination_claimed.' }),
-    inProgressOrders: t.exposeInt('inProgressOrders', { description: 'Of those, pending, source_created, destination_created or refunding.' }),
+    inProgressOrders: t.exposeInt('inProgressOrders', {
+      description: 'Of those, pending, source_created, destination_created or refunding.',
+    }),
     cancelledOrders: t.exposeInt('cancelledOrders', { description: 'Of those, cancelled or expired.' }),
     uniqueUsers: t.exposeInt('uniqueUsers', { description: 'Distinct user ids among them.' }),
     totalVolumeUsd: t.exposeFloat('totalVolumeUsd', { description: 'Rounded to cents.' }),
-    avgCompletionTimeSecs: t.exposeFloat('avgCompletionTimeSecs', { description: 'Mean seconds from creation to the destination claim, over completed orders whose destination claim was seen; 2 decimals.' }),
+    avgCompletionTimeSecs: t.exposeFloat('avgCompletionTimeSecs', {
+      description:
+        'Mean seconds from creation to the destination claim, over completed orders whose destination claim was seen; 2 decimals.',
+    }),
   }),
 });
 
@@ -28,7 +33,7 @@ const AssetStatRef = builder.objectRef<AssetStat>('AssetStat').implement({
   description: 'A source asset and the orders that sold it, all time.',
   fields: (t) => ({
     asset: t.exposeString('asset', { description: 'Asset id, chain:token.' }),
-    symbol: t.exposeString('symbol', { description: 'The asset\'s ticker.' }),
+    symbol: t.exposeString('symbol', { description: "The asset's ticker." }),
     orderCount: t.exposeInt('orderCount', { description: 'Orders with this source asset.' }),
     volumeUsd: t.exposeFloat('volumeUsd', { description: 'Their source amounts in USD at the quoted prices, rounded to cents.' }),
   }),
@@ -43,7 +48,10 @@ const StatsRef = builder.objectRef<Stats>('Stats').implement({
     last7d: t.expose('last7d', { description: 'Orders created in the last 7 days.', type: Window }),
     topChainPairs: t.expose('topChainPairs', { description: 'The chain pairs with the most orders, most first.', type: [ChainPair] }),
     topAssets: t.expose('topAssets', { type: [AssetStatRef], description: 'The source assets with the most orders, most first.' }),
-    computedAt: t.expose('computedAt', { description: 'When these figures were computed (the cache holds them until it expires).', type: 'DateTime' }),
+    computedAt: t.expose('computedAt', {
+      description: 'When these figures were computed (the cache holds them until it expires).',
+      type: 'DateTime',
+    }),
   }),
 });
 

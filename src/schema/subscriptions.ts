@@ -2,7 +2,8 @@ import { orderIdOrNotFound, parseUserId } from '../domain/orders.ts';
 import { builder } from './builder.ts';
 
 builder.subscriptionType({
-  description: 'Live updates over SSE or WebSocket (graphql-ws) on /graphql. Clock-driven changes (expired, refunding) are seen on the next read, not pushed.',
+  description:
+    'Live updates over SSE or WebSocket (graphql-ws) on /graphql. Clock-driven changes (expired, refunding) are seen on the next read, not pushed.',
 });
 
 builder.subscriptionFields((t) => ({

@@ -1,4 +1,8 @@
-import type { WebhookAttempt as AttemptRow, WebhookDelivery as DeliveryRow, WebhookEndpoint as EndpointRow } from '../generated/prisma/client.ts';
+import type {
+  WebhookAttempt as AttemptRow,
+  WebhookDelivery as DeliveryRow,
+  WebhookEndpoint as EndpointRow,
+} from '../generated/prisma/client.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -18,12 +22,16 @@ const WebhookEndpoint = builder.objectRef<EndpointRow>('WebhookEndpoint').implem
     id: t.exposeString('id', { description: 'The endpoint id (ep_...).' }),
     url: t.exposeString('url', { description: 'Where events are POSTed.' }),
     events: t.exposeStringList('events', { description: 'The event types sent to it.' }),
-    users: t.exposeStringList('filterUsers', { description: 'Only these users\' orders; empty = all.' }),
+    users: t.exposeStringList('filterUsers', { description: "Only these users' orders; empty = all." }),
     chains: t.exposeStringList('filterChains', { description: 'Only orders touching these chains; empty = all.' }),
     enabled: t.boolean({ description: 'False once disabled after failing for too long.', resolve: (e) => e.disabledAt === null }),
     disabledAt: t.expose('disabledAt', { type: 'DateTime', nullable: true, description: 'When it was disabled.' }),
     disabledReason: t.exposeString('disabledReason', { nullable: true, description: 'Why it was disabled.' }),
-    failingSince: t.expose('failingSince', { type: 'DateTime', nullable: true, description: 'The first failed attempt since the last success.' }),
+    failingSince: t.expose('failingSince', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'The first failed attempt since the last success.',
+    }),
     previousSecretExpiresAt: t.field({
       type: 'DateTime',
       nullable: true,
@@ -34,15 +42,13 @@ const WebhookEndpoint = builder.objectRef<EndpointRow>('WebhookEndpoint').implem
   }),
 });
 
-const WebhookEndpointWithSecret = builder
-  .objectRef<{ endpoint: EndpointRow; secret: string }>('WebhookEndpointWithSecret')
-  .implement({
-    description: 'An endpoint with its signing secret, answered once: at creation or rotation.',
-    fields: (t) => ({
-      endpoint: t.field({ type: WebhookEndpoint, description: 'The endpoint.', resolve: (p) => p.endpoint }),
-      secret: t.exposeString('secret', { description: 'whsec_ + base64. Shown only now: store it.' }),
-    }),
-  });
+const WebhookEndpointWithSecret = builder.objectRef<{ endpoint: EndpointRow; secret: string }>('WebhookEndpointWithSecret').implement({
+  description: 'An endpoint with its signing secret, answered once: at creation or rotation.',
+  fields: (t) => ({
+    endpoint: t.field({ type: WebhookEndpoint, description: 'The endpoint.', resolve: (p) => p.endpoint }),
+    secret: t.exposeString('secret', { description: 'whsec_ + base64. Shown only now: store it.' }),
+  }),
+});
 
 const WebhookAttempt = builder.objectRef<AttemptRow>('WebhookAttempt').implement({
   description: 'One POST of a delivery, as the receiver answered it.',
@@ -67,9 +73,14 @@ const WebhookDelivery = builder.objectRef<DeliveryShape>('WebhookDelivery').impl
     orderId: t.exposeString('orderId', { description: 'The order the event is about.' }),
     state: t.string({ description: 'pending, delivered or failed (gave up).', resolve: (d) => d.state }),
     attempts: t.exposeInt('attempts', { description: 'Attempts made so far.' }),
-    nextAttemptAt: t.field({ type: 'DateTime', nullable: true, description: 'When a pending delivery is tried next.', resolve: (d) => (d.state === 'pending' ? d.nextAttemptAt : null) }),
-    lastStatus: t.exposeInt('lastStatus', { nullable: true, description: 'The last attempt\'s HTTP status.' }),
-    lastError: t.exposeString('lastError', { nullable: true, description: 'The last attempt\'s failure.' }),
+    nextAttemptAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When a pending delivery is tried next.',
+      resolve: (d) => (d.state === 'pending' ? d.nextAttemptAt : null),
+    }),
+    lastStatus: t.exposeInt('lastStatus', { nullable: true, description: "The last attempt's HTTP status." }),
+    lastError: t.exposeString('lastError', { nullable: true, description: "The last attempt's failure." }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the event was fanned out to the endpoint.' }),
     deliveredAt: t.expose('deliveredAt', { type: 'DateTime', nullable: true, description: 'When a receiver answered 2xx.' }),
     attemptLog: t.field({ type: [WebhookAttempt], description: 'Every attempt, oldest first.', resolve: (d) => d.attemptLog }),
@@ -81,7 +92,7 @@ const CreateWebhookEndpointInput = builder.inputType('CreateWebhookEndpointInput
   fields: (t) => ({
     url: t.string({ required: true, description: 'An http:// or https:// URL on a public address.' }),
     events: t.stringList({ required: true, description: 'order.status_changed, claim.confirmed, claim.failed' }),
-    users: t.stringList({ required: false, description: 'Only these users\' orders (default: all).' }),
+    users: t.stringList({ required: false, description: "Only these users' orders (default: all)." }),
     chains: t.stringList({ required: false, description: 'Only orders touching these chains (default: all).' }),
   }),
 });
@@ -105,12 +116,12 @@ const RedeliverWebhookInput = builder.inputType('RedeliverWebhookInput', {
 builder.queryFields((t) => ({
   webhookEndpoints: t.field({
     type: [WebhookEndpoint],
-    description: 'The calling key\'s webhook endpoints, newest first.',
+    description: "The calling key's webhook endpoints, newest first.",
     resolve: (_root, _args, ctx) => listEndpoints(ctx.prisma, requireOwner(ctx.webhookOwner)),
   }),
   webhookDeliveries: t.field({
     type: [WebhookDelivery],
-    description: 'An endpoint\'s deliveries, newest first, with every attempt.',
+    description: "An endpoint's deliveries, newest first, with every attempt.",
     args: {
       endpointId: t.arg.string({ required: true, description: 'The endpoint id.' }),
       limit: t.arg.int({ required: false, description: 'At most this many (1-100, default 50).' }),
@@ -145,7 +156,7 @@ builder.mutationFields((t) => ({
   }),
   redeliverWebhook: t.field({
     type: WebhookDelivery,
-    description: 'Sends a delivery\'s event again (same webhook-id), now; enables a disabled endpoint.',
+    description: "Sends a delivery's event again (same webhook-id), now; enables a disabled endpoint.",
     args: { input: t.arg({ type: RedeliverWebhookInput, required: true, description: 'The delivery.' }) },
     resolve: (_root, { input }, ctx) => redeliver(ctx.prisma, requireOwner(ctx.webhookOwner), input.endpointId, input.deliveryId),
   }),

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { DomainError, badRequest, notFound } from '../domain/errors.ts';
+import { ConflictError, UnauthenticatedError, badRequest, notFound } from '../domain/errors.ts';
 import type { Registry } from '../domain/registry/registry.ts';
 import type { PrismaClient, WebhookEndpoint } from '../generated/prisma/client.ts';
 import { bearerToken } from '../http/auth.ts';
@@ -25,7 +25,7 @@ export function webhookOwner(request: Request | undefined, apiKeys: readonly str
 }
 
 export function requireOwner(owner: string | undefined): string {
-  if (!owner) throw new DomainError('UNAUTHENTICATED', 'webhooks need Authorization: Bearer <API key>');
+  if (!owner) throw new UnauthenticatedError('webhooks need Authorization: Bearer <API key>');
   return owner;
 }
 
@@ -66,7 +66,7 @@ export async function createEndpoint(
     if (!deps.registry.chain(chain)) throw badRequest('chains must hold listed chain ids (see GET /chains)');
   }
   const count = await deps.prisma.webhookEndpoint.count({ where: { owner } });
-  if (count >= MAX_ENDPOINTS_PER_OWNER) throw new DomainError('CONFLICT', `a key may register at most ${MAX_ENDPOINTS_PER_OWNER} webhook endpoints`);
+  if (count >= MAX_ENDPOINTS_PER_OWNER) throw new ConflictError(`a key may register at most ${MAX_ENDPOINTS_PER_OWNER} webhook endpoints`);
   const secret = newSecret();
   const endpoint = await deps.prisma.webhookEndpoint.create({
     data: {

@@ -47,7 +47,11 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
       const list = addresses as unknown as LookupAddress[];
       const refused = allowPrivate ? undefined : list.find((a) => !isPublicAddress(a.address));
       if (refused || list.length === 0) {
-        return callback(new PrivateTargetError(`${hostname} resolves to ${refused?.address ?? 'nothing'}, which is not a public address`), '', 0);
+        return callback(
+          new PrivateTargetError(`${hostname} resolves to ${refused?.address ?? 'nothing'}, which is not a public address`),
+          '',
+          0,
+        );
       }
       if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
       callback(null, list[0]!.address, list[0]!.family);
@@ -90,7 +94,12 @@ export function postWebhook(
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const request = send(url, {
       method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'orderbook-webhooks/1' },
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+        'user-agent': 'orderbook-webhooks/1',
+      },
       lookup: guardedLookup(options.allowPrivate),
       agent: false,
     });

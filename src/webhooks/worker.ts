@@ -132,9 +132,19 @@ export class WebhookWorker {
     return events.length === 0 ? 0 : Math.max(taken, 1);
   }
 
-  /** The clock's own changes since the last sweep, as events: one sweeper at a time (row lock). */
+  /**
+   * The clock's own changes since the last sweep, as events: one sweeper at a time (row lock). Also
+   * drops events a day after fan-out when no endpoint wanted them (most events, when few integrators
+   * listen), so the outbox does not grow with the order book.
+   */
   async sweep(): Promise<number> {
     const now = this.options.now();
+    const unwantedBefore = new Date(now.getTime() - OUTBOX_RETENTION_MS);
+    await this.options.prisma.$executeRaw`
+      DELETE FROM webhook_events WHERE id IN (
+        SELECT e.id FROM webhook_events e
+        WHERE e.fanned_out_at < ${unwantedBefore} AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
+        LIMIT 10000)`;
     return this.options.prisma.$transaction(async (tx) => {
       const [mark] = await tx.$queryRaw<{ swept_until: Date }[]>`
         SELECT swept_until FROM webhook_sweeps WHERE name = 'clock' FOR UPDATE`;
@@ -200,7 +210,10 @@ export class WebhookWorker {
       'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
       'webhook-signature': signatures.join(' '),
     };
-    const result = await postWebhook(delivery.url, body, headers, { timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivateTargets });
+    const result = await postWebhook(delivery.url, body, headers, {
+      timeoutMs: settings.timeoutMs,
+      allowPrivate: settings.allowPrivateTargets,
+    });
     const ok = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
     const recorded = await this.settle(delivery, sentAt, result, ok);
     this.options.onAttempt?.(delivery.endpoint_id, ok, result.latencyMs);
@@ -244,6 +257,9 @@ export class WebhookWorker {
     return count === 1;
   }
 }
+
+/** How long an event that no endpoint wanted stays in the outbox after its fan-out. */
+const OUTBOX_RETENTION_MS = 24 * 3600 * 1000;
 
 /** Exponential backoff with jitter: base x 2^(attempt-1), capped, then between half and all of it. */
 export function retryDelayMs(attempt: number, settings: Pick<Config['webhooks'], 'retryBaseMs' | 'retryMaxMs'>): number {

@@ -55,7 +55,9 @@ export async function explainHotPaths(databaseUrl: string, paths: HotPath[], pri
       if (!reply.ok) throw new Error(`${hot.method} ${hot.path}: ${reply.status} ${text.slice(0, 300)}`);
       previous = JSON.parse(text) as unknown;
       const statements = captured.filter((s) => READ.test(s.sql) || WRITE.test(s.sql));
-      print(`\n### ${hot.name}: ${hot.method} ${hot.path.length > 90 ? `${hot.path.slice(0, 90)}…` : hot.path} (${statements.length} statements)`);
+      print(
+        `\n### ${hot.name}: ${hot.method} ${hot.path.length > 90 ? `${hot.path.slice(0, 90)}…` : hot.path} (${statements.length} statements)`,
+      );
       for (const statement of statements) {
         const analyse = READ.test(statement.sql) && !WRITES_INSIDE.test(statement.sql);
         const options = analyse ? 'ANALYZE, BUFFERS, COSTS OFF' : 'COSTS OFF';

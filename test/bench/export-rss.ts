@@ -18,7 +18,9 @@ const query = process.env.EXPORT_QUERY ? `&${process.env.EXPORT_QUERY}` : '';
 const maxSeconds = Number(process.env.EXPORT_SECONDS ?? '0');
 
 function rssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(line!.replace(/\D+/g, '')) / 1024;
 }
 
@@ -45,7 +47,9 @@ try {
       const now = performance.now();
       if (now - lastReport > 10_000) {
         lastReport = now;
-        console.log(`  ${lines} lines, ${(bytes / 2 ** 20).toFixed(0)} MiB, RSS ${rssMiB(pid).toFixed(0)} MiB, ${((now - started) / 1000).toFixed(0)} s`);
+        console.log(
+          `  ${lines} lines, ${(bytes / 2 ** 20).toFixed(0)} MiB, RSS ${rssMiB(pid).toFixed(0)} MiB, ${((now - started) / 1000).toFixed(0)} s`,
+        );
       }
       if (maxSeconds > 0 && now - started > maxSeconds * 1000) {
         stoppedEarly = true;

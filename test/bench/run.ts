@@ -53,7 +53,10 @@ async function start(name: string, script: string, port: number, env: Record<str
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}): ${stderr.slice(-2000)}`);
-    const up = await fetch(`http://127.0.0.1:${port}/health`).then(() => true, () => false);
+    const up = await fetch(`http://127.0.0.1:${port}/health`).then(
+      () => true,
+      () => false,
+    );
     if (up) return;
     if (Date.now() > deadline) throw new Error(`${name} did not start within 60 s: ${stderr.slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 250));
@@ -109,9 +112,7 @@ async function sequential(url: string, count: number, gapMs: number): Promise<Fi
 }
 
 const get = (path: string | (() => string)): Request =>
-  typeof path === 'string'
-    ? { method: 'GET', path }
-    : { method: 'GET', path: path(), setupRequest: (req) => ({ ...req, path: path() }) };
+  typeof path === 'string' ? { method: 'GET', path } : { method: 'GET', path: path(), setupRequest: (req) => ({ ...req, path: path() }) };
 
 const graphql = (query: string, variables: () => Record<string, unknown>): Request => ({
   method: 'POST',
@@ -204,12 +205,15 @@ interface Row {
 }
 
 const ms = (v: number) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
-const cell = (f?: Figures) => (f ? `${f.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(f.p50).padStart(5)}  p99 ${ms(f.p99).padStart(5)} ms` : '—'.padEnd(42));
+const cell = (f?: Figures) =>
+  f ? `${f.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(f.p50).padStart(5)}  p99 ${ms(f.p99).padStart(5)} ms` : '—'.padEnd(42);
 const ratio = (a: Figures, b?: Figures) => (b ? `${(a.rps / b.rps).toFixed(2)}x` : '—');
 
 function report(rows: Row[]): boolean {
   let allMet = true;
-  console.log(`\n${'path'.padEnd(44)} ${'service'.padEnd(42)} ${'floor (node:http + pg)'.padEnd(42)} vs floor  ${'PostGraphile 4'.padEnd(42)} vs peer  target`);
+  console.log(
+    `\n${'path'.padEnd(44)} ${'service'.padEnd(42)} ${'floor (node:http + pg)'.padEnd(42)} vs floor  ${'PostGraphile 4'.padEnd(42)} vs peer  target`,
+  );
   for (const row of rows) {
     let target = '';
     if (row.target) {
@@ -251,7 +255,8 @@ async function main(): Promise<void> {
   console.log(`book: ${orders} orders; ${CONNECTIONS} connections, ${SECONDS} s per measurement after a 2 s warm-up`);
 
   const users = (await db.query(`SELECT user_id FROM stats_users ORDER BY md5(user_id) LIMIT 500`)).rows.map((r) => r.user_id as string);
-  const [deep] = (await db.query(`SELECT created_at, id FROM orders ORDER BY created_at DESC, id DESC OFFSET $1 LIMIT 1`, [DEEP_OFFSET])).rows;
+  const [deep] = (await db.query(`SELECT created_at, id FROM orders ORDER BY created_at DESC, id DESC OFFSET $1 LIMIT 1`, [DEEP_OFFSET]))
+    .rows;
   await db.end();
   let u = 0;
   const nextUser = () => users[u++ % users.length]!;
@@ -273,11 +278,16 @@ async function main(): Promise<void> {
         query: `{ allOrders(orderBy: [CREATED_AT_DESC, ID_DESC], first: 1, offset: ${DEEP_OFFSET}) { pageInfo { endCursor } } }`,
       }),
     });
-    return ((await reply.json()) as any).data.allOrders.pageInfo.endCursor as string;
+    return ((await reply.json()) as { data: { allOrders: { pageInfo: { endCursor: string } } } }).data.allOrders.pageInfo.endCursor;
   })();
 
   const rows: Row[] = [];
-  const measure = async (row: Omit<Row, 'ours' | 'floor' | 'peer'>, ours: () => Promise<Figures>, floor?: () => Promise<Figures>, peer?: () => Promise<Figures>) => {
+  const measure = async (
+    row: Omit<Row, 'ours' | 'floor' | 'peer'>,
+    ours: () => Promise<Figures>,
+    floor?: () => Promise<Figures>,
+    peer?: () => Promise<Figures>,
+  ) => {
     if (ONLY && !ONLY.some((text) => row.path.includes(text))) return;
     process.stdout.write(`  ${row.path} ...`);
     const result: Row = { ...row, ours: await ours(), floor: await floor?.(), peer: await peer?.() };
@@ -330,10 +340,7 @@ async function main(): Promise<void> {
     () => sequential(`http://127.0.0.1:${PORTS.oursCold}/stats`, 12, 1100),
     () => sequential(`http://127.0.0.1:${PORTS.floor}/stats`, 12, 0),
   );
-  await measure(
-    { path: 'GET /stats warm (cached)', note: 'floor: no cache' },
-    () => load(PORTS.ours, [get('/stats')]),
-  );
+  await measure({ path: 'GET /stats warm (cached)', note: 'floor: no cache' }, () => load(PORTS.ours, [get('/stats')]));
 
   const met = report(rows);
   if (ONLY) return;

@@ -51,7 +51,9 @@ try {
   }
   const sorted = [...times].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)]!;
-  console.log(`${command}: start to ready, median of ${runs} warm starts: ${(median / 1000).toFixed(2)} s (min ${(sorted[0]! / 1000).toFixed(2)}, max ${(sorted.at(-1)! / 1000).toFixed(2)})`);
+  console.log(
+    `${command}: start to ready, median of ${runs} warm starts: ${(median / 1000).toFixed(2)} s (min ${(sorted[0]! / 1000).toFixed(2)}, max ${(sorted.at(-1)! / 1000).toFixed(2)})`,
+  );
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }

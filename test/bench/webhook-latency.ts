@@ -43,9 +43,18 @@ try {
   }
   const end = performance.now() + 30_000;
   while ([...acknowledged.keys()].some((id) => !arrived.has(id)) && performance.now() < end) await new Promise((r) => setTimeout(r, 50));
-  const latencies = [...acknowledged].filter(([id]) => arrived.has(id)).map(([id, at]) => arrived.get(id)! - at).sort((a, b) => a - b);
+  const latencies = [...acknowledged]
+    .filter(([id]) => arrived.has(id))
+    .map(([id, at]) => arrived.get(id)! - at)
+    .sort((a, b) => a - b);
   const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!);
-  console.log(JSON.stringify({ orders: acknowledged.size, delivered: latencies.length, latency_ms: { p50: at(0.5), p95: at(0.95), max: at(1) } }, null, 2));
+  console.log(
+    JSON.stringify(
+      { orders: acknowledged.size, delivered: latencies.length, latency_ms: { p50: at(0.5), p95: at(0.95), max: at(1) } },
+      null,
+      2,
+    ),
+  );
 } finally {
   await server.kill('SIGTERM');
   receiver.close();

@@ -43,7 +43,10 @@ describe('EVM chain configuration', () => {
       { id: 'evm_b', chainId: 31338, rpcUrl: 'https://node-b.example/v1/key', escrowAddress: ESCROW, confirmations: 5, startBlock: 42n },
     ]);
     // Default depth when neither says: by network.
-    const shipped = resolveEvmChains(loadRegistry(), loadConfig({ EVM_ETHEREUM_SEPOLIA_RPC_URL: 'http://localhost:8545', EVM_ETHEREUM_RPC_URL: 'http://localhost:8546' }));
+    const shipped = resolveEvmChains(
+      loadRegistry(),
+      loadConfig({ EVM_ETHEREUM_SEPOLIA_RPC_URL: 'http://localhost:8545', EVM_ETHEREUM_RPC_URL: 'http://localhost:8546' }),
+    );
     expect(shipped.map((c) => [c.id, c.confirmations])).toEqual([
       ['ethereum', DEFAULT_CONFIRMATIONS.mainnet],
       ['ethereum_sepolia', DEFAULT_CONFIRMATIONS.testnet],
@@ -85,12 +88,30 @@ describe('EVM chain configuration', () => {
     );
     expect(message).toContain('EVM_POLYGON_*: the registry has no evm chain with id "polygon"');
     expect(message).toContain('EVM_EVM_A_ESCROW_ADDRESS: chain "evm_a" has an RPC URL but no escrow contract');
-    expect(() => loadRegistry({ ...testRegistry({ a: 1, b: 2 }), chains: [{ ...testRegistry({ a: 1, b: 2 }).chains[0], kind: 'bitcoin', chain_id: undefined, solver: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' }] })).toThrow(/confirmations: is only for evm chains/);
+    expect(() =>
+      loadRegistry({
+        ...testRegistry({ a: 1, b: 2 }),
+        chains: [
+          {
+            ...testRegistry({ a: 1, b: 2 }).chains[0],
+            kind: 'bitcoin',
+            chain_id: undefined,
+            solver: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
+          },
+        ],
+      }),
+    ).toThrow(/confirmations: is only for evm chains/);
   });
 
   it('the server refuses to start on a bad override, with the message and exit code 2', () => {
     const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: { ...process.env, PORT: '0', DATA_DIR: '/nonexistent-never-created', ASSETS_FILE: registryFile({ a: 31337, b: 31338 }), EVM_EVM_A_CONFIRMATIONS: 'many' },
+      env: {
+        ...process.env,
+        PORT: '0',
+        DATA_DIR: '/nonexistent-never-created',
+        ASSETS_FILE: registryFile({ a: 31337, b: 31338 }),
+        EVM_EVM_A_CONFIRMATIONS: 'many',
+      },
       encoding: 'utf8',
       timeout: 30_000,
     });

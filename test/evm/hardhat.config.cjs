@@ -3,7 +3,7 @@
 const blockMs = Number(process.env.EVM_TEST_BLOCK_MS || 0);
 
 module.exports = {
-  paths: { root: __dirname, sources: __dirname + '/contracts-none', cache: __dirname + '/.hardhat-cache' },
+  paths: { root: __dirname, sources: `${__dirname}/contracts-none`, cache: `${__dirname}/.hardhat-cache` },
   networks: {
     hardhat: {
       chainId: Number(process.env.EVM_TEST_CHAIN_ID || 31337),

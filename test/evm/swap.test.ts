@@ -60,7 +60,9 @@ afterAll(async () => {
   // EVM_TEST_SERVER_LOG=<file> keeps the servers' logs for a look after a failure.
   if (process.env.EVM_TEST_SERVER_LOG) writeFileSync(process.env.EVM_TEST_SERVER_LOG, outputs.map((o) => o()).join(''));
   if (timings.length > 0) {
-    process.stdout.write(`\nEVM swap timings (tx mined -> order status seen):\n${timings.map((t) => `  ${t.event} -> ${t.status}: ${t.ms} ms`).join('\n')}\n`);
+    process.stdout.write(
+      `\nEVM swap timings (tx mined -> order status seen):\n${timings.map((t) => `  ${t.event} -> ${t.status}: ${t.ms} ms`).join('\n')}\n`,
+    );
   }
 });
 
@@ -133,10 +135,15 @@ describe('a swap between two EVM chains', () => {
     const completed = await expectStatus(orderId, 'completed', 'source claim on A', sourceClaim);
     expect(completed.source_intent.claim_tx_hash).toBe(sourceClaim.transactionHash);
 
-    const stats = await until('stats count the completed order', async () => {
-      const reply = await call('GET', '/stats');
-      return reply.body.result?.all_time.completed_orders === 1 ? reply.body.result : undefined;
-    }, 10_000, 200);
+    const stats = await until(
+      'stats count the completed order',
+      async () => {
+        const reply = await call('GET', '/stats');
+        return reply.body.result?.all_time.completed_orders === 1 ? reply.body.result : undefined;
+      },
+      10_000,
+      200,
+    );
     expect(stats.all_time).toMatchObject({ total_orders: 1, completed_orders: 1, in_progress_orders: 0 });
     expect(stats.top_chain_pairs[0]).toMatchObject({ source_chain: 'evm_a', dest_chain: 'evm_b', order_count: 1 });
 
@@ -163,7 +170,11 @@ describe('a swap between two EVM chains', () => {
       const current = await orderOf(orderId);
       return current?.status === 'destination_created' ? current : undefined;
     });
-    timings.push({ event: 'destination create on B while the server was down (from restart)', status: 'destination_created', ms: Date.now() - restartedAt });
+    timings.push({
+      event: 'destination create on B while the server was down (from restart)',
+      status: 'destination_created',
+      ms: Date.now() - restartedAt,
+    });
     expect(after.destination_intent.create_tx_hash).toBe(destCreate.transactionHash);
     // The source create was not applied again: its record and time are untouched.
     expect(after.source_intent).toEqual(before.source_intent);

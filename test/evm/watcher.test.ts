@@ -64,8 +64,7 @@ function watcher(owner: string, leaseMs = 30_000): EvmWatcher {
 
 const call = (method: string, path: string, body?: unknown) => t.rest(method, path, body);
 const orderOf = async (orderId: string) => (await t.rest('GET', `/orders/${orderId}`)).body.result;
-const cursor = async () =>
-  (await t.db.prisma.chainWatcher.findUniqueOrThrow({ where: { chain: 'evm_a' } })).nextBlock;
+const cursor = async () => (await t.db.prisma.chainWatcher.findUniqueOrThrow({ where: { chain: 'evm_a' } })).nextBlock;
 
 describe('EVM watcher', () => {
   const main = () => watcher('main');
@@ -122,7 +121,10 @@ describe('EVM watcher', () => {
     expect(before.status).toBe('source_created');
 
     // As if the process died after ingesting but before saving the cursor: everything is read again.
-    await t.db.prisma.chainWatcher.update({ where: { chain: 'evm_a' }, data: { nextBlock: 0n, lastBlockNumber: null, lastBlockHash: null } });
+    await t.db.prisma.chainWatcher.update({
+      where: { chain: 'evm_a' },
+      data: { nextBlock: 0n, lastBlockNumber: null, lastBlockHash: null },
+    });
     const refusedBefore = logLines.filter((l) => l.includes('escrow event refused')).length;
     const result = await w.tick();
     expect(result.applied).toBe(0);

@@ -63,7 +63,13 @@ describe('crashes and restarts under a write load', () => {
     const second = await startServer({ DATABASE_URL: db.url });
     servers.push(second);
     const check = await checkNothingLost(db.url, second.base, figures.acknowledged);
-    console.log('kill -9 figures', { attempts: figures.attempts, acknowledged: figures.acknowledged.length, cut: figures.failed, fiveXX: figures.fiveXX, ...check });
+    console.log('kill -9 figures', {
+      attempts: figures.attempts,
+      acknowledged: figures.acknowledged.length,
+      cut: figures.failed,
+      fiveXX: figures.fiveXX,
+      ...check,
+    });
     expect(figures.acknowledged.length).toBeGreaterThan(10);
     expect(check).toEqual({ missing: 0, quoteMismatches: 0, quotesUsedTwice: 0 });
     expect(figures.fiveXX).toBe(0);
@@ -77,7 +83,13 @@ describe('crashes and restarts under a write load', () => {
     const after = await startServer({ DATABASE_URL: db.url });
     servers.push(after);
     const check = await checkNothingLost(db.url, after.base, figures.acknowledged);
-    console.log('SIGTERM figures', { attempts: figures.attempts, acknowledged: figures.acknowledged.length, refused: figures.failed, fiveXX: figures.fiveXX, ...check });
+    console.log('SIGTERM figures', {
+      attempts: figures.attempts,
+      acknowledged: figures.acknowledged.length,
+      refused: figures.failed,
+      fiveXX: figures.fiveXX,
+      ...check,
+    });
     expect(figures.fiveXX).toBe(0);
     expect(check).toEqual({ missing: 0, quoteMismatches: 0, quotesUsedTwice: 0 });
   });

@@ -98,7 +98,13 @@ describe('PostgreSQL frozen under load', () => {
 
     let missing = 0;
     for (const id of acknowledged) if ((await fetch(`${server.base}/orders/${id}`)).status !== 200) missing++;
-    console.log('postgres-frozen figures', { ...figures, slowestMs: Math.round(figures.slowestMs), acknowledged: acknowledged.length, missing, ...timeline });
+    console.log('postgres-frozen figures', {
+      ...figures,
+      slowestMs: Math.round(figures.slowestMs),
+      acknowledged: acknowledged.length,
+      missing,
+      ...timeline,
+    });
 
     expect(figures.unavailable).toBeGreaterThan(0);
     expect(figures.unavailableWithoutRetryAfter).toBe(0);

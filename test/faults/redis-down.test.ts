@@ -89,7 +89,12 @@ describe('Redis killed under load and started again', () => {
       const recorded = await fetch(`${a.base}/intents/${order.result.source_intent.swap_id}/events`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${WATCHER_KEY}` },
-        body: JSON.stringify({ kind: 'create', tx_hash: `0x${randomBytes(32).toString('hex')}`, block_number: 1, timestamp: new Date().toISOString().slice(0, 19) + 'Z' }),
+        body: JSON.stringify({
+          kind: 'create',
+          tx_hash: `0x${randomBytes(32).toString('hex')}`,
+          block_number: 1,
+          timestamp: `${new Date().toISOString().slice(0, 19)}Z`,
+        }),
       });
       expect(recorded.status).toBe(200);
       for (const server of [a, b]) {

@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { pgTarget } from '../../src/db/database.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
-import { ADMIN_URL, urlFor } from '../support/postgres-setup.ts';
+import type { Json } from '../support/app.ts';
 import { USER_BTC, USER_EVM } from '../support/fixtures.ts';
+import { createDatabase, type TestPostgresDatabase } from '../support/postgres-setup.ts';
 import { freePort, startServer as startServerProcess, type ServerProcess } from '../support/server-process.ts';
 
 export type { ServerProcess };
@@ -18,25 +19,8 @@ export function startServer(env: Record<string, string>): Promise<ServerProcess>
 }
 
 /** A migrated PostgreSQL database of its own, dropped by the returned function. */
-export async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `obg_fault_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const client = new pg.Client({ connectionString: urlFor(name) });
-  await client.connect();
-  await applyMigrations(pgTarget(client));
-  await client.end();
-  return {
-    url: urlFor(name),
-    async drop() {
-      const a = new pg.Client({ connectionString: ADMIN_URL });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
-    },
-  };
+export function freshDatabase(): Promise<TestPostgresDatabase> {
+  return createDatabase({ prefix: 'obg_fault', migrate: true });
 }
 
 const cluster = () => readdirSync('/etc/postgresql')[0]!;
@@ -63,7 +47,7 @@ export async function postJson(base: string, path: string, body: unknown, timeou
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(timeoutMs),
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as { status: string; result: any } };
+  return { status: response.status, headers: response.headers, body: (await response.json()) as { status: string; result: Json } };
 }
 
 /** Quote then order, as a client does; resolves with the order id once acknowledged (201). */
@@ -84,7 +68,6 @@ export async function createOne(base: string, userId: string): Promise<string | 
   return order.status === 201 ? order.body.result.order_id : undefined;
 }
 
-
 /**
  * A Redis of the test's own on a free port (the machine's shared one is never stopped), which the
  * test can kill and start again on the same port, empty, as after a crash.
@@ -94,7 +77,11 @@ export async function privateRedis() {
   let child: ChildProcess | undefined;
   const ping = () => {
     try {
-      return execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'pipe' }).toString().trim() === 'PONG';
+      return (
+        execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'pipe' })
+          .toString()
+          .trim() === 'PONG'
+      );
     } catch {
       return false;
     }
@@ -131,7 +118,17 @@ export async function privatePostgres() {
   const port = await freePort();
   const asPostgres = (...args: string[]) => execFileSync('runuser', ['-u', 'postgres', '--', ...args], { stdio: 'pipe' });
   asPostgres(join(bin, 'initdb'), '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync');
-  asPostgres(join(bin, 'pg_ctl'), '-D', data, '-w', '-l', join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start');
+  asPostgres(
+    join(bin, 'pg_ctl'),
+    '-D',
+    data,
+    '-w',
+    '-l',
+    join(dir, 'log'),
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+    'start',
+  );
   const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
   const client = new pg.Client({ connectionString: url });
   await client.connect();

@@ -27,10 +27,12 @@ describe('two instances', () => {
   });
 
   it('consume a quote raced across both exactly once', async () => {
-    const quote = (await postJson(a.base, '/quotes', {
-      source: { asset: 'bitcoin:btc', amount: '10000000' },
-      destination: { asset: 'ethereum:wbtc' },
-    })).body.result;
+    const quote = (
+      await postJson(a.base, '/quotes', {
+        source: { asset: 'bitcoin:btc', amount: '10000000' },
+        destination: { asset: 'ethereum:wbtc' },
+      })
+    ).body.result;
     const attempts = 30;
     const replies = await Promise.all(
       Array.from({ length: attempts }, (_, i) =>
@@ -44,7 +46,11 @@ describe('two instances', () => {
       ),
     );
     const statuses = replies.map((r) => r.status);
-    console.log('quote race across two instances', { attempts, created: statuses.filter((s) => s === 201).length, conflicts: statuses.filter((s) => s === 409).length });
+    console.log('quote race across two instances', {
+      attempts,
+      created: statuses.filter((s) => s === 201).length,
+      conflicts: statuses.filter((s) => s === 409).length,
+    });
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(attempts - 1);
   });

@@ -72,7 +72,9 @@ describe('webhooks across kill -9', () => {
     const announced = () => new Set(received.map((r) => (JSON.parse(r.body) as { data: { order_id: string } }).data.order_id));
     while (acknowledged.some((id) => !announced().has(id)) && Date.now() < deadline) await sleep(200);
     const missing = acknowledged.filter((id) => !announced().has(id));
-    console.log(`kill -9: ${acknowledged.length} acknowledged orders, ${received.length} deliveries after restart, ${missing.length} missing`);
+    console.log(
+      `kill -9: ${acknowledged.length} acknowledged orders, ${received.length} deliveries after restart, ${missing.length} missing`,
+    );
     expect(missing).toEqual([]);
     for (const r of received) expect(() => new Webhook(secret).verify(r.body, r.headers)).not.toThrow();
     // Each event once.

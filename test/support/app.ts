@@ -9,6 +9,13 @@ import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import { openTestDatabase } from './database.ts';
 import { checkAgainstOpenApi } from './openapi.ts';
 
+/**
+ * A parsed JSON body as a test reads it: fields are read directly and their shape is what the
+ * test's expect() calls check.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the one loose type of the tests, for JSON the server sent
+export type Json = any;
+
 /** The watcher key every test app accepts. */
 export const WATCHER_KEY = 'test-watcher-key';
 
@@ -39,14 +46,12 @@ export interface TestApp {
 export interface RestReply {
   status: number;
   headers: Headers;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
+  body: Json;
 }
 
 export interface GqlReply {
   status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  data: any;
+  data: Json;
   errors?: { message: string; extensions?: { code?: string } }[];
 }
 

@@ -2,12 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { WATCHER_KEY, type TestApp } from './app.ts';
 
 /** A watcher's report of one escrow event. */
-export function escrowEvent(
-  kind: 'create' | 'claim' | 'cancel',
-  block: number,
-  extra: Record<string, unknown> = {},
-  at = new Date(),
-) {
+export function escrowEvent(kind: 'create' | 'claim' | 'cancel', block: number, extra: Record<string, unknown> = {}, at = new Date()) {
   return {
     kind,
     tx_hash: `0x${randomBytes(32).toString('hex')}`,

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { getAddress } from 'viem';
-import type { TestApp } from './app.ts';
+import type { Json, TestApp } from './app.ts';
 
 /** A user's own addresses: BIP-173's mainnet P2WPKH test vector, and an EIP-55 EVM address. */
 export const USER_BTC = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
@@ -18,8 +18,7 @@ export interface QuoteRequest {
   amount?: string;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function makeQuote(t: TestApp, q: QuoteRequest = {}): Promise<any> {
+export async function makeQuote(t: TestApp, q: QuoteRequest = {}): Promise<Json> {
   const reply = await t.rest('POST', '/quotes', {
     source: { asset: q.source ?? 'bitcoin:btc', amount: q.amount ?? '10000000' },
     destination: { asset: q.destination ?? 'ethereum:wbtc' },
@@ -31,8 +30,7 @@ export async function makeQuote(t: TestApp, q: QuoteRequest = {}): Promise<any> 
 const ADDRESSES: Record<string, string> = { bitcoin: USER_BTC };
 
 /** The create-order body a client sends for a quote. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function orderBody(quote: any, overrides: Record<string, unknown> = {}, userId = 'user-1') {
+export function orderBody(quote: Json, overrides: Record<string, unknown> = {}, userId = 'user-1') {
   const addressFor = (asset: string) => ADDRESSES[asset.split(':')[0]!] ?? USER_EVM;
   return {
     user_id: userId,
@@ -48,8 +46,7 @@ export function orderBody(quote: any, overrides: Record<string, unknown> = {}, u
   };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function makeOrder(t: TestApp, q: QuoteRequest = {}, userId = 'user-1'): Promise<any> {
+export async function makeOrder(t: TestApp, q: QuoteRequest = {}, userId = 'user-1'): Promise<Json> {
   const quote = await makeQuote(t, q);
   const reply = await t.rest('POST', '/orders', orderBody(quote, {}, userId));
   if (reply.status !== 201) throw new Error(`order failed: ${reply.status} ${JSON.stringify(reply.body)}`);

@@ -46,7 +46,8 @@ export function checkAgainstOpenApi(method: string, url: string, status: number,
     const response = operation.responses[String(status)];
     if (!response) throw new Error(`OpenAPI: ${method} ${path} answered ${status}, which the document does not list`);
     schema = response.content?.[contentType?.split(';')[0] ?? '']?.schema;
-    if (!schema && response.content) throw new Error(`OpenAPI: ${method} ${path} ${status} answered ${contentType}, which the document does not list`);
+    if (!schema && response.content)
+      throw new Error(`OpenAPI: ${method} ${path} ${status} answered ${contentType}, which the document does not list`);
   } else if (status >= 400 && contentType?.startsWith('application/json')) {
     // Unknown paths and wrong methods: the error envelope.
     schema = { $ref: '#/components/schemas/Error' };

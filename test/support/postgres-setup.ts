@@ -19,30 +19,57 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject) {
   const prefix = `obg_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const template = `${prefix}_tpl`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  // A connection cut by the server (a restart) must not crash the whole run from an unhandled event.
-  admin.on('error', () => undefined);
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${template}`);
-  await admin.end();
-  const client = new pg.Client({ connectionString: urlFor(template) });
-  await client.connect();
-  await applyMigrations(pgTarget(client));
-  await client.end();
-  project.provide('pgTemplate', template);
+  const template = await createDatabase({ name: `${prefix}_tpl`, migrate: true });
+  project.provide('pgTemplate', template.name);
   project.provide('pgRunPrefix', prefix);
 
   return async () => {
     const dropper = new pg.Client({ connectionString: ADMIN_URL });
     await dropper.connect();
-    const { rows } = await dropper.query<{ datname: string }>(
-      'SELECT datname FROM pg_database WHERE datname LIKE $1',
-      [`${prefix}%`],
-    );
+    const { rows } = await dropper.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${prefix}%`]);
     for (const { datname } of rows) await dropper.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     await dropper.end();
   };
+}
+
+/** Runs one statement as the admin user, on a connection of its own. */
+async function asAdmin(sql: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  // A connection cut by the server (a restart) must not crash the whole run from an unhandled event.
+  admin.on('error', () => undefined);
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
+
+export interface TestPostgresDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * A PostgreSQL database of its own: a clone of `template`, migrated (`migrate`), or empty. `name`
+ * defaults to a random one with `prefix`; `drop` removes it, its connections cut.
+ */
+export async function createDatabase(
+  options: { name?: string; prefix?: string; template?: string; migrate?: boolean } = {},
+): Promise<TestPostgresDatabase> {
+  const name = options.name ?? `${options.prefix ?? 'obg_test'}_${randomBytes(4).toString('hex')}`;
+  await asAdmin(`CREATE DATABASE ${name}${options.template ? ` TEMPLATE ${options.template}` : ''}`);
+  if (options.migrate) {
+    const client = new pg.Client({ connectionString: urlFor(name) });
+    await client.connect();
+    try {
+      await applyMigrations(pgTarget(client));
+    } finally {
+      await client.end();
+    }
+  }
+  return { name, url: urlFor(name), drop: () => asAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 export function urlFor(database: string): string {

@@ -22,7 +22,7 @@ export interface Result {
 /** The order carried by one subscription result, whichever field it came in. */
 export function orderOf(result: Result): OrderView | undefined {
   const data = result.data ?? {};
-  return (data.orderUpdated ?? data.userOrdersUpdated) ?? undefined;
+  return data.orderUpdated ?? data.userOrdersUpdated ?? undefined;
 }
 
 /** Results of one subscription, as they arrive; every wait is bounded. */
@@ -114,11 +114,7 @@ export function bounded<T>(promise: Promise<T>, ms: number, what: string): Promi
 }
 
 /** A subscription over SSE, Yoga's default transport: through an app's fetch handler, or to a server's base URL. */
-export async function subscribeSse(
-  server: App | string,
-  query: string,
-  variables: Record<string, unknown>,
-): Promise<Subscription> {
+export async function subscribeSse(server: App | string, query: string, variables: Record<string, unknown>): Promise<Subscription> {
   // An app is called in-process; a base URL is a server over real HTTP.
   const send = (init: RequestInit) =>
     typeof server === 'string' ? fetch(`${server}/graphql`, init) : server.fetch('http://test/graphql', init);
@@ -171,7 +167,11 @@ export async function subscribeSse(
     inbox,
     async close() {
       // Cancelling the body ends the server's iterator, which leaves the pubsub.
-      await bounded(reader.cancel().catch(() => undefined), WAIT_MS, 'SSE cancel');
+      await bounded(
+        reader.cancel().catch(() => undefined),
+        WAIT_MS,
+        'SSE cancel',
+      );
       await bounded(pump, WAIT_MS, 'SSE reader');
     },
   };

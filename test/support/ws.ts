@@ -6,7 +6,7 @@ import { Wake } from './wake.ts';
 import { WebSocket } from 'ws';
 import { serveWebSockets } from '../../src/websocket.ts';
 import type { TestApp } from './app.ts';
-
+import type { Json } from './app.ts';
 
 /** A test app on a real port: HTTP (REST, GraphQL, SSE) and GraphQL over WebSocket, as src/server.ts serves them. */
 export interface Listening {
@@ -34,8 +34,7 @@ export async function listen(t: TestApp): Promise<Listening> {
 export interface WsMessage {
   id?: string;
   type: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  payload?: any;
+  payload?: Json;
 }
 
 /**
@@ -133,7 +132,6 @@ export class WsSession {
       await this.signal.wait(left);
     }
   }
-
 }
 
 /** Polls a condition until it holds, within ms. */

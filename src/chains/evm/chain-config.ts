@@ -40,7 +40,7 @@ export function resolveEvmChains(registry: Registry, config: Pick<Config, 'evmOv
   const byEnvName = new Map(registry.chains.map((chain) => [envNameOf(chain.id).toLowerCase(), chain]));
   for (const name of Object.keys(config.evmOverrides)) {
     const chain = byEnvName.get(name);
-    if (!chain || chain.kind !== 'evm') {
+    if (chain?.kind !== 'evm') {
       problems.push(`  EVM_${name.toUpperCase()}_*: the registry has no evm chain with id "${name}"`);
     }
   }
@@ -54,11 +54,7 @@ export function resolveEvmChains(registry: Registry, config: Pick<Config, 'evmOv
   return settings;
 }
 
-function resolveChain(
-  chain: Chain,
-  override: Config['evmOverrides'][string],
-  problems: string[],
-): EvmChainSettings | undefined {
+function resolveChain(chain: Chain, override: Config['evmOverrides'][string], problems: string[]): EvmChainSettings | undefined {
   const rpcUrl = override.rpcUrl ?? chain.rpc_url;
   if (rpcUrl === undefined) return undefined;
   const escrow = override.escrowAddress ?? chain.registry_address;

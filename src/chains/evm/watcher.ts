@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { PublicClient } from 'viem';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../../domain/errors.ts';
+import type { EscrowEvent } from '../../domain/escrow-events.ts';
 import { deriveSwapId } from '../../domain/orders.ts';
 import type { EvmChainSettings } from './chain-config.ts';
 import { escrowAbi } from './escrow-abi.ts';
@@ -25,8 +26,8 @@ export interface EvmWatcherOptions {
   client: PublicClient;
   prisma: PrismaClient;
   logger: Logger;
-  /** The ingestion path (recordEscrowEvent); throws DomainErrors like the endpoint does. */
-  ingest: (swapId: string, event: Record<string, unknown>) => Promise<unknown>;
+  /** The ingestion path (recordEscrowEvent); throws the domain's errors like the endpoint does. */
+  ingest: (swapId: string, event: EscrowEvent) => Promise<unknown>;
   /** This instance's name in the lease. */
   owner: string;
   pollMs: number;
@@ -59,7 +60,6 @@ function readLogs(client: PublicClient, address: `0x${string}`, fromBlock: bigin
 }
 
 const hex = (value: string) => value.slice(2).toLowerCase();
-const isoSeconds = (unixSeconds: bigint) => new Date(Number(unixSeconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export class EvmWatcher {
   private timer: NodeJS.Timeout | undefined;
@@ -201,20 +201,24 @@ export class EvmWatcher {
       timestamp = (await this.options.client.getBlock({ blockNumber: log.blockNumber })).timestamp;
       timestamps.set(log.blockNumber, timestamp);
     }
-    const body = { ...event, tx_hash: log.transactionHash, block_number: Number(log.blockNumber), timestamp: isoSeconds(timestamp) };
+    const escrowEvent: EscrowEvent = {
+      ...event,
+      txHash: log.transactionHash.toLowerCase(),
+      blockNumber: log.blockNumber,
+      timestamp: new Date(Number(timestamp) * 1000),
+    };
     const where = { swapId, kind: event.kind, tx: log.transactionHash, block: log.blockNumber.toString() };
     try {
-      const result = (await this.options.ingest(swapId, body)) as { changed?: boolean } | undefined;
+      const result = (await this.options.ingest(swapId, escrowEvent)) as { changed?: boolean } | undefined;
       if (result?.changed) this.log.info(where, 'escrow event recorded');
       return result?.changed ? 1 : 0;
     } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      if (error.code === 'NOT_FOUND') {
+      if (error instanceof NotFoundError) {
         this.log.debug(where, 'escrow event for a swap that is not ours');
         return 0;
       }
-      if (error.code === 'CONFLICT' || error.code === 'BAD_REQUEST') {
-        // A fact the order cannot take (CONTRACT 4.3): reported and skipped, the chain moves on.
+      if (error instanceof ConflictError || error instanceof BadRequestError) {
+        // A fact the order cannot take (src/domain/escrow-events.ts): reported and skipped, the chain moves on.
         this.log.warn({ ...where, reason: error.message }, 'escrow event refused');
         return 0;
       }
@@ -223,11 +227,11 @@ export class EvmWatcher {
   }
 
   /**
-   * The ingestion body for a log, or undefined for a Created log whose fields do not derive its
+   * The kind of event a log is (and a claim's secret), or undefined for a Created log whose fields do not derive its
    * swap id: that escrow is not the intent (a smaller amount, another recipient or timelock), and
    * recording it would tell the other side that funds are locked when they are not.
    */
-  private toEvent(log: EscrowLog, swapId: string): { kind: 'create' | 'claim' | 'cancel'; commitment?: string } | undefined {
+  private toEvent(log: EscrowLog, swapId: string): Pick<EscrowEvent, 'kind' | 'commitment'> | undefined {
     switch (log.eventName) {
       case 'Created': {
         const { creator, recipient, token, amount, commitmentHash, cancelAfter } = log.args;

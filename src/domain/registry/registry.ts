@@ -5,7 +5,7 @@ import { isValidAddress, normalizeAddress, type AddressChain } from '../addresse
 import { isAmountString, isPositiveDecimalString, normalizeDecimal } from '../amounts.ts';
 
 /**
- * The asset registry (CONTRACT 3): the chains the order book settles on and the assets it quotes.
+ * The asset registry: the chains the order book settles on and the assets it quotes.
  * The shipped default sits beside this file; ASSETS_FILE replaces it. A file is checked for shape
  * (zod) and then for consistency (chains exist, ids match, addresses are valid for their chain),
  * and every problem is reported at once, each with its path.
@@ -112,8 +112,7 @@ const CHAIN_ID = /^[a-z0-9_-]+$/;
 const ASSET_ID = /^([a-z0-9_-]+):([a-z0-9_.-]+)$/;
 
 const nonEmpty = z.string().regex(/^\S(?:.*\S)?$/, 'must be a non-empty string without surrounding spaces');
-const seconds = (fallback: number) =>
-  z.number().int('must be a whole number of seconds').positive('must be positive').default(fallback);
+const seconds = (fallback: number) => z.number().int('must be a whole number of seconds').positive('must be positive').default(fallback);
 const amount = z.string().refine(isAmountString, 'must be a positive integer string in base units, below 2^256');
 
 const documentSchema = z.strictObject({
@@ -146,10 +145,7 @@ const assetSchema = z.strictObject({
   min_amount: amount,
   max_amount: amount,
   // Shortest spelling, as a NUMERIC column gives it back: a quote's price then equals GET /assets'.
-  price_usd: z
-    .string()
-    .refine(isPositiveDecimalString, 'must be a positive decimal string such as "64250.12"')
-    .transform(normalizeDecimal),
+  price_usd: z.string().refine(isPositiveDecimalString, 'must be a positive decimal string such as "64250.12"').transform(normalizeDecimal),
 });
 
 type Path = readonly PropertyKey[];
@@ -258,12 +254,7 @@ interface ChainAddresses {
 }
 
 /** chain_id only and always on EVM chains; solver and escrow valid on the chain (returned canonical). */
-function checkChain(
-  chain: Partial<ChainFields>,
-  declaresChainId: boolean,
-  path: Path,
-  problems: Problems,
-): ChainAddresses | undefined {
+function checkChain(chain: Partial<ChainFields>, declaresChainId: boolean, path: Path, problems: Problems): ChainAddresses | undefined {
   const { kind, network } = chain;
   // A chain_id that is there but malformed was reported by the schema already.
   if (kind === 'evm' && !declaresChainId) {
@@ -298,12 +289,7 @@ function toChain(parsed: ChainFields, addresses: ChainAddresses): Chain {
 }
 
 /** A valid address for the chain, in its canonical form; undefined (and reported) otherwise. */
-function checkAddress(
-  chain: AddressChain,
-  address: string,
-  path: Path,
-  problems: Problems,
-): string | undefined {
+function checkAddress(chain: AddressChain, address: string, path: Path, problems: Problems): string | undefined {
   if (isValidAddress(chain, address)) return normalizeAddress(chain, address);
   problems.add(path, `must be a valid ${chain.kind} ${chain.network} address, got "${address}"`);
   return undefined;

@@ -1,16 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from '../../support/server-process.ts';
 import { fileURLToPath } from 'node:url';
-import {
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  http,
-  type Account,
-  type Hex,
-  type PublicClient,
-  toHex,
-} from 'viem';
+import { createPublicClient, createWalletClient, defineChain, http, type Account, type Hex, type PublicClient, toHex } from 'viem';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { escrowAbi } from '../../../src/chains/evm/escrow-abi.ts';
 import { loadTestEscrow } from '../build-escrow.ts';
@@ -27,9 +18,10 @@ export const KEYS = Object.fromEntries(
     toHex(mnemonicToAccount(HARDHAT_MNEMONIC, { addressIndex: index }).getHdKey().privateKey!),
   ]),
 ) as Record<keyof typeof ROLES, Hex>;
-export const ACCOUNTS = Object.fromEntries(
-  Object.entries(KEYS).map(([role, key]) => [role, privateKeyToAccount(key)]),
-) as Record<keyof typeof ROLES, Account>;
+export const ACCOUNTS = Object.fromEntries(Object.entries(KEYS).map(([role, key]) => [role, privateKeyToAccount(key)])) as Record<
+  keyof typeof ROLES,
+  Account
+>;
 
 /** A free TCP port: the OS picks one, we release it for the child to take. */
 export { freePort };
@@ -86,7 +78,7 @@ export async function startNode(chainId: number, options: { blockMs?: number } =
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   let id = 0;
-  const rpc = async <T,>(method: string, params: unknown[] = []): Promise<T> => {
+  const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
     const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

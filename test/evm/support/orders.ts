@@ -3,6 +3,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ACCOUNTS, testRegistry } from './nodes.ts';
+import type { Json } from '../../support/app.ts';
 
 /** Writes a test registry to a temporary file for ASSETS_FILE. */
 export function registryFile(chainIds: { a: number; b: number }, confirmations = 2): string {
@@ -19,7 +20,7 @@ export function newSecret(): { secret: string; commitmentHash: string } {
 
 export const ONE_ETH = 10n ** 18n;
 
-type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: Json }>;
 
 /**
  * Quote and order from evm_a:eth to evm_b:eth for Hardhat's user account, as a wallet makes them:

@@ -1,29 +1,15 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { inject } from 'vitest';
-import { ADMIN_URL, urlFor } from '../../support/postgres-setup.ts';
+import type { Json } from '../../support/app.ts';
+
+export { cloneTemplate as cloneDatabase } from '../../support/database.ts';
 export { startServer, type ServerProcess } from '../../support/server-process.ts';
 
-/** A PostgreSQL database of this test file's own, cloned from the run's migrated template. */
-export async function cloneDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `${inject('pgRunPrefix')}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('pgTemplate')}`);
-  await admin.end();
-  return {
-    url: urlFor(name),
-    async drop() {
-      const dropper = new pg.Client({ connectionString: ADMIN_URL });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
-    },
-  };
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function api(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+export async function api(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Json }> {
   const response = await fetch(`${base}${path}`, {
     method,
     headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },

@@ -1,12 +1,14 @@
-import { Prisma, type Stage } from '../generated/prisma/client.ts';
+import type { Prisma, Stage } from '../../generated/prisma/client.ts';
 
 /**
- * The order status machine (CONTRACT 4.3), in one place.
+ * The order status machine.
  *
  * A status has two parts: the stage, which follows from on-chain facts alone and is stored on the
  * order whenever an event changes them, and the clock, which turns a stage into `expired` or
- * `refunding` once a deadline passes. The clock part exists here three times over, as a function,
- * as a Prisma filter and as the statistics' bucket rule; test/status.test.ts checks they agree.
+ * `refunding` once a deadline passes. Every form of the clock part lives in this folder: the
+ * function (statusAt), the Prisma filter (statusWhere), the statistics' bucket rule (stageBucket),
+ * and the counts from the rollups (count.ts, live-pending.ts; the rollups are kept by the stats
+ * trigger). test/status.test.ts holds each form against statusAt on one grid of orders.
  */
 
 export const ORDER_STATUSES = [

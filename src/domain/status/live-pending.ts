@@ -1,4 +1,4 @@
-import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client.ts';
 
 const MINUTE_MS = 60_000;
 

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, resolve } from 'node:path';
@@ -8,20 +9,15 @@ import {
   type SqlMigrationAwareDriverAdapterFactory,
   type Transaction,
 } from '@prisma/driver-adapter-utils';
-import type {
-  DiffTarget,
-  MigrationList,
-  SchemaContainer,
-  SchemaEngine,
-  SchemaFilter,
-} from '@prisma/schema-engine-wasm/schema_engine_bg';
+import type { DiffTarget, MigrationList, SchemaContainer, SchemaEngine, SchemaFilter } from '@prisma/schema-engine-wasm/schema_engine_bg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { readMigrations } from '../../src/db/migrate.ts';
 
 /**
  * A typed wrapper around Prisma's WebAssembly schema engine (`@prisma/schema-engine-wasm`), for
  * developer scripts and tests only: it creates migrations and checks a live database for drift.
  * Never load it at server start (compiling the 5 MB module and the engine's work take seconds);
- * the service applies the committed SQL itself (./migrate.ts). See shared PRISMA.md.
+ * the service applies the committed SQL itself (src/db/migrate.ts).
  *
  * The engine talks to databases only through a Prisma driver adapter factory
  * (`new PrismaPg({ connectionString })` or `new PrismaPGlite(pglite)`).
@@ -53,17 +49,12 @@ export function loadSchemaEngine(): Promise<SchemaEngineModule> {
   modulePromise ??= (async () => {
     const bindings = await import('@prisma/schema-engine-wasm/schema_engine_bg');
     const require = createRequire(import.meta.url);
-    const wasmPath = join(
-      dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')),
-      'schema_engine_bg.wasm',
-    );
+    const wasmPath = join(dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')), 'schema_engine_bg.wasm');
     const module = await WebAssembly.compile(await readFile(wasmPath));
     const instance = await WebAssembly.instantiate(module, {
       './schema_engine_bg.js': bindings as unknown as WebAssembly.ModuleImports,
     });
-    (bindings as unknown as { __wbg_set_wasm(exports: WebAssembly.Exports): void }).__wbg_set_wasm(
-      instance.exports,
-    );
+    (bindings as unknown as { __wbg_set_wasm(exports: WebAssembly.Exports): void }).__wbg_set_wasm(instance.exports);
     (instance.exports as unknown as { __wbindgen_start(): void }).__wbindgen_start();
     return bindings;
   })().catch((error: unknown) => {
@@ -129,9 +120,7 @@ function engineFactory(factory: SchemaEngineAdapterFactory) {
       return adapter;
     },
     connectToShadowDb() {
-      return Promise.reject(
-        new Error('schema-engine.ts does not use a shadow database: replay migrations on a throwaway PGlite'),
-      );
+      return Promise.reject(new Error('schema-engine.ts does not use a shadow database: replay migrations on a throwaway PGlite'));
     },
   };
   return {
@@ -213,23 +202,11 @@ export async function readSchemaFiles(schemaPath: string): Promise<SchemaContain
 /** The migrations folder as the engine takes it (`<timestamp>_<name>/migration.sql`, in name order). */
 export async function readMigrationList(migrationsDir: string): Promise<MigrationList> {
   const baseDir = resolve(migrationsDir);
-  const entries = await readdir(baseDir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return [];
-    throw error;
-  });
-  const names = entries
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => entry.name)
-    .sort();
-  const migrationDirectories = await Promise.all(
-    names.map(async (name) => ({
-      path: name,
-      migrationFile: {
-        path: 'migration.sql',
-        content: { tag: 'ok' as const, value: await readFile(join(baseDir, name, 'migration.sql'), 'utf8') },
-      },
-    })),
-  );
+  const migrations = existsSync(baseDir) ? await readMigrations(baseDir) : [];
+  const migrationDirectories = migrations.map(({ name, sql }) => ({
+    path: name,
+    migrationFile: { path: 'migration.sql', content: { tag: 'ok' as const, value: sql } },
+  }));
   const lockfile = await readFile(join(baseDir, MIGRATION_LOCK_FILE), 'utf8').catch(() => null);
   return {
     baseDir,
@@ -244,10 +221,7 @@ export async function readMigrationList(migrationsDir: string): Promise<Migratio
  * live database (`schemaDatasource`: introspected through the adapter) to the schema's datamodel.
  * Empty string: no drift. `_prisma_migrations` is ignored by the engine.
  */
-export async function diffDatabaseToSchema(opts: {
-  adapterFactory: SchemaEngineAdapterFactory;
-  schemaPath: string;
-}): Promise<string> {
+export async function diffDatabaseToSchema(opts: { adapterFactory: SchemaEngineAdapterFactory; schemaPath: string }): Promise<string> {
   const files = await readSchemaFiles(opts.schemaPath);
   const from: DiffTarget = { tag: 'schemaDatasource', files, configDir: dirname(resolve(opts.schemaPath)) };
   const to: DiffTarget = { tag: 'schemaDatamodel', files };

@@ -1,0 +1,34 @@
+import { isDriverAdapterError } from '@prisma/driver-adapter-utils';
+import { Prisma } from '../generated/prisma/client.ts';
+
+/**
+ * A unique index, as each driver adapter names it: adapter-pg reports the index's name, the PGlite
+ * adapter the indexed columns.
+ */
+export interface UniqueIndex {
+  index: string;
+  fields: readonly string[];
+}
+
+type Constraint = { index: string } | { fields: string[] } | { foreignKey: object } | undefined;
+
+function violatedConstraint(error: unknown): Constraint | null {
+  if (isDriverAdapterError(error)) {
+    return error.cause.kind === 'UniqueConstraintViolation' ? error.cause.constraint : null;
+  }
+  // Through Prisma Client, the same adapter error is P2002's meta.
+  if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
+    const cause = (error.meta?.driverAdapterError as { cause?: { kind?: string; constraint?: Constraint } } | undefined)?.cause;
+    return cause?.kind === 'UniqueConstraintViolation' ? cause.constraint : null;
+  }
+  return null;
+}
+
+/** True when `error` is a unique violation of one of these indexes. */
+export function violatesUnique(error: unknown, indexes: readonly UniqueIndex[]): boolean {
+  const constraint = violatedConstraint(error);
+  if (!constraint) return false;
+  return indexes.some((unique) =>
+    'index' in constraint ? constraint.index === unique.index : 'fields' in constraint && constraint.fields.join() === unique.fields.join(),
+  );
+}
