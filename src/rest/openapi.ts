@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import {
   Kind,
   getNamedType,
@@ -21,6 +22,7 @@ import {
 } from 'graphql';
 import { documents, type DocumentName } from './documents.ts';
 import { EXPORT_FORMATS } from './export.ts';
+import { restJsonSchema } from './input.ts';
 import type { Route } from './routes.ts';
 
 /**
@@ -50,6 +52,8 @@ export interface RouteDoc {
   merge?: string;
   /** A streamed export: the body is text in one of these media types, one order per line or row. */
   stream?: Record<string, string>;
+  /** The body's zod schema (the rule the resolver parses with); its JSON Schema gives the body's rules. */
+  input?: z.ZodType;
 }
 
 type JsonSchema = Record<string, unknown>;
@@ -195,6 +199,22 @@ function operationOf(name: DocumentName) {
   return { operation: operation!, fragments };
 }
 
+const withoutDialect = ({ $schema: _, ...schema }: JsonSchema): JsonSchema => schema;
+
+/** Copies descriptions from `from` onto the same properties of `to`, at every depth. */
+function describeLike(to: JsonSchema, from: JsonSchema): JsonSchema {
+  const out: JsonSchema = { ...to };
+  if (from.description && !out.description) out.description = from.description;
+  const toProps = to.properties as Record<string, JsonSchema> | undefined;
+  const fromProps = from.properties as Record<string, JsonSchema> | undefined;
+  if (toProps && fromProps) {
+    out.properties = Object.fromEntries(
+      Object.entries(toProps).map(([key, value]) => [key, fromProps[key] ? describeLike(value, fromProps[key]) : value]),
+    );
+  }
+  return out;
+}
+
 /** A filter input as query parameters, one per field; a list is one value or a comma-separated list. */
 function filterParameters(type: GraphQLInputObjectType): JsonSchema[] {
   return Object.values(type.getFields()).map((field) => {
@@ -280,7 +300,9 @@ function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema {
     if (bound.includes(name)) continue;
     if (name === 'input' && isInputObjectType(type)) {
       if (!route.body) continue;
-      const body = inputSchema(type, bound);
+      // The rules from the input's zod schema, the words from the GraphQL input type it feeds.
+      const described = inputSchema(type, bound);
+      const body = doc.input ? describeLike(withoutDialect(restJsonSchema(doc.input)), described) : described;
       requestBody = {
         required: true,
         description: arg?.description ?? undefined,

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { EscrowEventSchema } from '../domain/escrow-events.ts';
 import { parseInput } from '../domain/input.ts';
-import { createOrderSchemaFor, parseUserId } from '../domain/orders.ts';
+import { CreateOrderSchema, createOrderSchemaFor, parseUserId } from '../domain/orders.ts';
 import { orderFilterWhere, parsePagination, parseStatuses } from '../domain/order-list.ts';
 import { CreateQuoteSchema } from '../domain/quotes.ts';
 import type { Registry } from '../domain/registry/registry.ts';
@@ -133,6 +133,7 @@ export const routes: Route[] = [
         'Consumes the quote exactly once. The same body again (after normalisation) answers 200 with the same order, even after the quote expired; a different body on a consumed quote is a 409.',
       tag: 'Orders',
       document: 'createOrder',
+      input: CreateOrderSchema,
       result: ['createOrder', 'order'],
       responses: { 201: 'The new order.', 200: 'An exact replay: the order this body created before.' },
       errors: [400, 401, 404, 409, 410, 422],
@@ -276,6 +277,7 @@ export const routes: Route[] = [
       description: 'Prices the swap at the registry prices less the fee; valid for QUOTE_TTL_SECONDS.',
       tag: 'Quotes',
       document: 'createQuote',
+      input: CreateQuoteSchema,
       result: ['createQuote'],
       responses: { 201: 'The quote.' },
       errors: [400, 401, 422],
@@ -313,6 +315,7 @@ export const routes: Route[] = [
         'Needs Authorization: Bearer <WATCHER_KEY>. The same event again is a no-op 200; an event no chain can produce for this escrow is a 409 and changes nothing.',
       tag: 'Ingestion',
       document: 'recordEscrowEvent',
+      input: EscrowEventSchema,
       result: ['recordEscrowEvent'],
       responses: { 200: 'The order after the event.' },
       errors: [400, 401, 404, 409],
@@ -340,6 +343,7 @@ export const routes: Route[] = [
         'Stored before the answer, then sent by the relayer worker. Repeats answer 202 with the stored claim. The secret is never returned.',
       tag: 'Relayer',
       document: 'submitClaim',
+      input: SubmitClaimSchema,
       result: ['submitClaim'],
       responses: { 202: 'The claim, queued.' },
       errors: [400, 401, 404, 409],
@@ -380,6 +384,7 @@ export const routes: Route[] = [
       description: 'Needs an API key; the endpoint belongs to that key. The signing secret is returned once, here.',
       tag: 'Webhooks',
       document: 'createWebhookEndpoint',
+      input: CreateWebhookSchema,
       result: ['createWebhookEndpoint'],
       merge: 'endpoint',
       responses: { 201: 'The endpoint and its signing secret.' },
