@@ -13,7 +13,7 @@ import { Inbox, WAIT_MS, bounded, subscribeSse, type Result } from './support/ss
 import { eventually, listen } from './support/ws.ts';
 
 /**
- * Subscriptions (CONTRACT 4.3, 7): each change is published to `orderUpdated(orderId)` and
+ * Subscriptions: each change is published to `orderUpdated(orderId)` and
  * `userOrdersUpdated(userId)`, over SSE and over WebSocket, and across instances through Redis.
  *
  * Pub/sub channels are not prefixed by ioredis' keyPrefix, so parallel runs on one Redis are kept
