@@ -25,6 +25,7 @@ import type { TransportLimits } from './http/transport-limits.ts';
 import { requestIdOf, requestLogPlugin } from './http/request-log.ts';
 import type { ChainAdapter } from './relayer/chain-adapter.ts';
 import { documents } from './rest/documents.ts';
+import { apiDocsPlugin } from './rest/api-docs.ts';
 import { restPlugin } from './rest/plugin.ts';
 import type { RunDocument } from './rest/routes.ts';
 import type { GraphQLContext } from './schema/context.ts';
@@ -146,6 +147,7 @@ export function createApp(deps: AppDeps): App {
       ),
       // Spans only when an OTLP endpoint is configured (src/tracing.ts).
       deps.config.otlpEndpoint ? tracingPlugin(GRAPHQL_ENDPOINT) : {},
+      apiDocsPlugin(),
       restPlugin({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         apiKeys: deps.config.apiKeys,

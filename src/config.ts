@@ -96,7 +96,12 @@ const envSchema = z.object({
   WEBHOOK_DISABLE_AFTER_SECONDS: seconds(5 * 86_400),
   WEBHOOK_SWEEP_MS: millis(5_000, 10),
   METRICS: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
-  METRICS_PORT: z.coerce.number().int('must be an integer').min(1).max(65535, 'must be a TCP port (1-65535)').optional(),
+  METRICS_PORT: optionalString
+    .refine(
+      (port) => port === undefined || (/^\d+$/.test(port) && Number(port) >= 1 && Number(port) <= 65535),
+      'must be a TCP port (1-65535)',
+    )
+    .transform((port) => (port === undefined ? undefined : Number(port))),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.refine(
     (url) => url === undefined || /^https?:\/\//.test(url),
     'must be an http:// or https:// URL (the OTLP/HTTP collector; unset for no traces)',

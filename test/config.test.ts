@@ -29,6 +29,21 @@ describe('loadConfig', () => {
     for (const name of ['PORT', 'DATABASE_URL', 'QUOTE_TTL_SECONDS', 'LOG_LEVEL']) expect(message).toContain(name);
   });
 
+  it('metrics on by default on the API port; METRICS=off, METRICS_PORT, and the OTLP endpoint checked', () => {
+    expect(loadConfig({})).toMatchObject({ metrics: { enabled: true, port: undefined }, otlpEndpoint: undefined });
+    expect(loadConfig({ METRICS: 'off', METRICS_PORT: '', OTEL_EXPORTER_OTLP_ENDPOINT: '' })).toMatchObject({
+      metrics: { enabled: false, port: undefined },
+      otlpEndpoint: undefined,
+    });
+    expect(loadConfig({ METRICS_PORT: '9464', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).toMatchObject({
+      metrics: { enabled: true, port: 9464 },
+      otlpEndpoint: 'http://127.0.0.1:4318',
+    });
+    expect(() => loadConfig({ METRICS: 'yes', METRICS_PORT: '70000', OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://x' })).toThrow(
+      /METRICS: must be on or off[\s\S]*METRICS_PORT: must be a TCP port[\s\S]*OTEL_EXPORTER_OTLP_ENDPOINT: must be an http/,
+    );
+  });
+
   it('splits API keys and treats empty values as unset', () => {
     const config = loadConfig({ API_KEYS: ' a, b ,,', DATABASE_URL: '', REDIS_URL: 'redis://127.0.0.1:6379' });
     expect(config.apiKeys).toEqual(['a', 'b']);

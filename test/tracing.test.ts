@@ -109,6 +109,9 @@ describe.skipIf(TEST_DB !== 'pglite')('traces over OTLP/HTTP', () => {
       .find((l) => l.includes('"reqId":"trace-test-1"') && l.includes('"msg":"request"'));
     expect(line).toBeDefined();
     expect(JSON.parse(line!)).toMatchObject({ reqId: 'trace-test-1', traceId, spanId: http.spanId });
-    console.log(`trace ${traceId}: ${chain.join(' <- ')}`);
+    const depth = (span: ReceivedSpan): number => (byId.has(span.parentSpanId ?? '') ? 1 + depth(byId.get(span.parentSpanId!)!) : 0);
+    console.log(
+      `trace ${traceId}:\n${spans.map((s) => `${'  '.repeat(depth(s))}${s.name} (${s.spanId} <- ${s.parentSpanId})`).join('\n')}`,
+    );
   });
 });

@@ -41,7 +41,7 @@ export interface Metrics {
 }
 
 const LATENCY_BUCKETS: [number, ...number[]] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-const FIXED_PATHS = new Set(['/health', '/ready', '/relayer/health', '/metrics', '/openapi.json', '/docs']);
+const FIXED_PATHS = new Set(['/health', '/ready', '/relayer/health', '/metrics', '/openapi.json', '/docs', '/docs/redoc.standalone.js']);
 
 /** A route label with bounded cardinality: the route table's pattern, never the concrete ids. */
 export function routeLabel(pathname: string, method: string, graphqlEndpoint: string): string {

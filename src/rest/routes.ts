@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { EscrowEventSchema } from '../domain/escrow-events.ts';
 import { parseInput } from '../domain/input.ts';
-import { createOrderSchemaFor, parseUserId } from '../domain/orders.ts';
+import { CreateOrderSchema, createOrderSchemaFor, parseUserId } from '../domain/orders.ts';
 import { orderFilterWhere, parsePagination, parseStatuses, type FilterNames } from '../domain/order-list.ts';
 import { CreateQuoteSchema } from '../domain/quotes.ts';
 import type { Registry } from '../domain/registry/registry.ts';
@@ -9,6 +9,7 @@ import { toClientError } from '../http/client-error.ts';
 import { SubmitClaimSchema } from '../relayer/claims.ts';
 import type { DocumentName } from './documents.ts';
 import { graphqlInput, restInput } from './input.ts';
+import type { RouteDoc } from './openapi.ts';
 import { badRequest } from '../domain/errors.ts';
 import { CreateWebhookSchema } from '../webhooks/endpoints.ts';
 import { exportResponse, parseExportFormat } from './export.ts';
@@ -48,6 +49,8 @@ export interface Route {
   body?: boolean;
   /** A write: needs an API key when API_KEYS is set (checked before the body). */
   write?: boolean;
+  /** What the OpenAPI document says of it (src/rest/openapi.ts builds the rest from the GraphQL document). */
+  doc: RouteDoc;
   handle(input: RouteInput, run: RunDocument): Promise<RouteResult>;
 }
 
@@ -133,6 +136,24 @@ export const routes: Route[] = [
   {
     method: 'POST',
     path: '/orders',
+    doc: {
+      summary: 'Create an order from a quote',
+      description:
+        'Consumes the quote exactly once. The same body again (after normalisation) answers 200 with the same order, even after the quote expired; a different body on a consumed quote is a 409.',
+      tag: 'Orders',
+      document: 'createOrder',
+      input: CreateOrderSchema,
+      result: ['createOrder', 'order'],
+      responses: { 201: 'The new order.', 200: 'An exact replay: the order this body created before.' },
+      errors: [400, 401, 404, 409, 410, 422],
+      example: {
+        user_id: 'alice',
+        quote_id: 'q_3kTMd0xbqS8jZm5i2Wq1zdQK',
+        commitment_hash: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+        source: { asset: 'bitcoin:btc', recipient: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', amount: '10000000' },
+        destination: { asset: 'ethereum:wbtc', recipient: '0x5a5A5a5a5A5a5a5a5a5A5a5A5A5a5a5A5A5A5A5A', amount: '9970000' },
+      },
+    },
     body: true,
     write: true,
     async handle(input, run) {
@@ -145,6 +166,15 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/orders',
+    doc: {
+      summary: 'List orders',
+      description: 'Newest first, offset pages; every filter given must hold.',
+      tag: 'Orders',
+      document: 'orders',
+      result: ['orders'],
+      responses: { 200: 'A page of orders (a page past the end has empty data and correct totals).' },
+      errors: [400],
+    },
     async handle(input, run) {
       const { data } = await run('orders', { ...pagination(input.query), filter: orderFilter(input) });
       return ok(restPage(data.orders));
@@ -153,6 +183,14 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/orders/user/:userId',
+    doc: {
+      summary: "A user's orders",
+      tag: 'Orders',
+      document: 'ordersByUser',
+      result: ['ordersByUser'],
+      responses: { 200: "A page of the user's orders, newest first." },
+      errors: [400],
+    },
     async handle(input, run) {
       const { data } = await run('ordersByUser', { userId: parseUserId(input.params.userId, 'user_id'), ...pagination(input.query) });
       return ok(restPage(data.ordersByUser));
@@ -161,6 +199,19 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/orders/export',
+    doc: {
+      summary: 'Export orders (CSV or NDJSON)',
+      description: 'The whole filtered list, newest first, streamed; `format` is csv or ndjson. Same filters as GET /orders.',
+      tag: 'Orders',
+      document: 'order',
+      result: ['order'],
+      responses: { 200: 'The orders, streamed.' },
+      errors: [400],
+      stream: {
+        'text/csv': 'A header row, then one row per order.',
+        'application/x-ndjson': 'One JSON order per line, as GET /orders/{order_id} gives it.',
+      },
+    },
     async handle(input, run) {
       const format = parseExportFormat(input.query.get('format'));
       const variables = { filter: orderFilter(input) };
@@ -170,6 +221,19 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/orders/user/:userId/export',
+    doc: {
+      summary: "Export a user's orders (CSV or NDJSON)",
+      description: "All of the user's orders, newest first, streamed; `format` is csv or ndjson.",
+      tag: 'Orders',
+      document: 'order',
+      result: ['order'],
+      responses: { 200: 'The orders, streamed.' },
+      errors: [400],
+      stream: {
+        'text/csv': 'A header row, then one row per order.',
+        'application/x-ndjson': 'One JSON order per line, as GET /orders/{order_id} gives it.',
+      },
+    },
     async handle(input, run) {
       const format = parseExportFormat(input.query.get('format'));
       const userId = parseUserId(input.params.userId, 'user_id');
@@ -180,6 +244,14 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/orders/:orderId',
+    doc: {
+      summary: 'One order',
+      tag: 'Orders',
+      document: 'order',
+      result: ['order'],
+      responses: { 200: 'The order, with both intents and its status now.' },
+      errors: [404],
+    },
     async handle(input, run) {
       const { data } = await run('order', { orderId: input.params.orderId });
       return ok(restOrder(data.order));
@@ -188,6 +260,15 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/stats',
+    doc: {
+      summary: 'Order book statistics',
+      description: 'Cached server-side for STATS_CACHE_SECONDS; Cache-Control: max-age says what is left.',
+      tag: 'Statistics',
+      document: 'stats',
+      result: ['stats'],
+      responses: { 200: 'Statistics over all time, the last 24 hours and the last 7 days.' },
+      errors: [],
+    },
     async handle(_input, run) {
       const { data, cacheMaxAgeSecs } = await run('stats', {});
       return {
@@ -200,6 +281,17 @@ export const routes: Route[] = [
   {
     method: 'POST',
     path: '/quotes',
+    doc: {
+      summary: 'Get a quote',
+      description: 'Prices the swap at the registry prices less the fee; valid for QUOTE_TTL_SECONDS.',
+      tag: 'Quotes',
+      document: 'createQuote',
+      input: CreateQuoteSchema,
+      result: ['createQuote'],
+      responses: { 201: 'The quote.' },
+      errors: [400, 401, 422],
+      example: { source: { asset: 'bitcoin:btc', amount: '10000000' }, destination: { asset: 'ethereum:wbtc' } },
+    },
     body: true,
     write: true,
     async handle(input, run) {
@@ -210,6 +302,14 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/quotes/:quoteId',
+    doc: {
+      summary: 'One quote',
+      tag: 'Quotes',
+      document: 'quote',
+      result: ['quote'],
+      responses: { 200: 'The quote; consumed_by names the order once one consumed it.' },
+      errors: [404],
+    },
     async handle(input, run) {
       const { data } = await run('quote', { quoteId: input.params.quoteId });
       return ok(data.quote);
@@ -218,6 +318,23 @@ export const routes: Route[] = [
   {
     method: 'POST',
     path: '/intents/:swapId/events',
+    doc: {
+      summary: 'Report an escrow event (chain watchers)',
+      description:
+        'Needs Authorization: Bearer <WATCHER_KEY>. The same event again is a no-op 200; an event no chain can produce for this escrow is a 409 and changes nothing.',
+      tag: 'Ingestion',
+      document: 'recordEscrowEvent',
+      input: EscrowEventSchema,
+      result: ['recordEscrowEvent'],
+      responses: { 200: 'The order after the event.' },
+      errors: [400, 401, 404, 409],
+      example: {
+        kind: 'create',
+        tx_hash: '0x4b1d8e9a7c1f2e3d4c5b6a79880716253443526170819a2b3c4d5e6f70819a2b',
+        block_number: 840000,
+        timestamp: '2026-11-23T12:00:00Z',
+      },
+    },
     body: true,
     async handle(input, run) {
       const { data } = await runWrite(run, 'recordEscrowEvent', EscrowEventSchema, input.body, {
@@ -229,6 +346,21 @@ export const routes: Route[] = [
   {
     method: 'POST',
     path: '/relayer/claims',
+    doc: {
+      summary: 'Ask the relayer to claim the destination escrow',
+      description:
+        'Stored before the answer, then sent by the relayer worker. Repeats answer 202 with the stored claim. The secret is never returned.',
+      tag: 'Relayer',
+      document: 'submitClaim',
+      input: SubmitClaimSchema,
+      result: ['submitClaim'],
+      responses: { 202: 'The claim, queued.' },
+      errors: [400, 401, 404, 409],
+      example: {
+        order_id: '6f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0',
+        commitment: '8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b',
+      },
+    },
     body: true,
     write: true,
     async handle(input, run) {
@@ -239,6 +371,14 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/relayer/claims/:orderId',
+    doc: {
+      summary: "The relayer's claim for an order",
+      tag: 'Relayer',
+      document: 'claim',
+      result: ['claim'],
+      responses: { 200: 'The claim: queued, submitted, confirmed or failed, with its transaction and attempts.' },
+      errors: [404],
+    },
     async handle(input, run) {
       const { data } = await run('claim', { orderId: input.params.orderId });
       return ok(restClaim(data.claim));
@@ -248,6 +388,18 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/webhooks',
     body: true,
+    doc: {
+      summary: 'Register a webhook endpoint',
+      description: 'Needs an API key; the endpoint belongs to that key. The signing secret is returned once, here.',
+      tag: 'Webhooks',
+      document: 'createWebhookEndpoint',
+      input: CreateWebhookSchema,
+      result: ['createWebhookEndpoint'],
+      merge: 'endpoint',
+      responses: { 201: 'The endpoint and its signing secret.' },
+      errors: [400, 401],
+      example: { url: 'https://hooks.example.com/orderbook', events: ['order.updated'] },
+    },
     write: true,
     async handle(input, run) {
       const body = (input.body ?? {}) as Record<string, unknown>;
@@ -260,6 +412,14 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/webhooks',
     write: true,
+    doc: {
+      summary: "The API key's webhook endpoints",
+      tag: 'Webhooks',
+      document: 'webhookEndpoints',
+      result: ['webhookEndpoints'],
+      responses: { 200: 'Every endpoint of the key.' },
+      errors: [401],
+    },
     async handle(_input, run) {
       return ok((await run('webhookEndpoints', {})).data.webhookEndpoints);
     },
@@ -267,6 +427,14 @@ export const routes: Route[] = [
   {
     method: 'DELETE',
     path: '/webhooks/:id',
+    doc: {
+      summary: 'Delete a webhook endpoint',
+      tag: 'Webhooks',
+      document: 'deleteWebhookEndpoint',
+      result: ['deleteWebhookEndpoint'],
+      responses: { 200: 'The deleted endpoint.' },
+      errors: [401, 404],
+    },
     write: true,
     async handle(input, run) {
       return ok((await run('deleteWebhookEndpoint', { id: input.params.id })).data.deleteWebhookEndpoint);
@@ -275,6 +443,17 @@ export const routes: Route[] = [
   {
     method: 'POST',
     path: '/webhooks/:id/rotate-secret',
+    doc: {
+      summary: "Rotate a webhook endpoint's signing secret",
+      description: 'The old secret keeps signing beside the new one for grace_seconds.',
+      tag: 'Webhooks',
+      document: 'rotateWebhookSecret',
+      result: ['rotateWebhookSecret'],
+      merge: 'endpoint',
+      responses: { 200: 'The endpoint and its new secret.' },
+      errors: [400, 401, 404],
+      example: { grace_seconds: 3600 },
+    },
     body: true,
     write: true,
     async handle(input, run) {
@@ -288,6 +467,15 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/webhooks/:id/deliveries',
+    doc: {
+      summary: "A webhook endpoint's recent deliveries",
+      tag: 'Webhooks',
+      document: 'webhookDeliveries',
+      result: ['webhookDeliveries'],
+      pathVariables: { id: 'endpointId' },
+      responses: { 200: 'Deliveries, newest first.' },
+      errors: [400, 401, 404],
+    },
     write: true,
     async handle(input, run) {
       const raw = input.query.get('limit');
@@ -299,6 +487,15 @@ export const routes: Route[] = [
   {
     method: 'POST',
     path: '/webhooks/:id/deliveries/:deliveryId/redeliver',
+    doc: {
+      summary: 'Deliver an event again',
+      tag: 'Webhooks',
+      document: 'redeliverWebhook',
+      result: ['redeliverWebhook'],
+      pathVariables: { id: 'endpointId' },
+      responses: { 202: 'The delivery, queued again.' },
+      errors: [401, 404, 409],
+    },
     write: true,
     async handle(input, run) {
       const { data } = await run('redeliverWebhook', { input: { endpointId: input.params.id, deliveryId: input.params.deliveryId } });
@@ -308,6 +505,14 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/assets',
+    doc: {
+      summary: 'The assets the order book quotes',
+      tag: 'Registry',
+      document: 'assets',
+      result: ['assets'],
+      responses: { 200: 'Every asset in the registry.' },
+      errors: [],
+    },
     async handle(_input, run) {
       return ok((await run('assets', {})).data.assets);
     },
@@ -315,6 +520,14 @@ export const routes: Route[] = [
   {
     method: 'GET',
     path: '/chains',
+    doc: {
+      summary: 'The chains the order book settles on',
+      tag: 'Registry',
+      document: 'chains',
+      result: ['chains'],
+      responses: { 200: 'Every chain in the registry.' },
+      errors: [],
+    },
     async handle(_input, run) {
       return ok((await run('chains', {})).data.chains);
     },

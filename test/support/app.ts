@@ -7,6 +7,7 @@ import type { Database } from '../../src/db/database.ts';
 import { memoryStatsCache, type StatsCache } from '../../src/domain/stats-cache.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import { openTestDatabase } from './database.ts';
+import { checkAgainstOpenApi } from './openapi.ts';
 
 /**
  * A parsed JSON body as a test reads it: fields are read directly and their shape is what the
@@ -101,6 +102,7 @@ export async function createTestApp(
       } catch {
         // plain text (health) stays text
       }
+      checkAgainstOpenApi(method, path, response.status, response.headers.get('content-type'), parsed);
       return { status: response.status, headers: response.headers, body: parsed };
     },
     async gql(query, variables) {

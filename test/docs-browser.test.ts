@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../src/rest/routes.ts';
+import { createTestApp, type TestApp } from './support/app.ts';
+import { TEST_DB } from './support/database.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** /docs in Debian's Chromium: Redoc renders /openapi.json with nothing loaded from outside. Once, on PGlite. */
+describe.skipIf(TEST_DB !== 'pglite')('/docs in Chromium', () => {
+  let t: TestApp;
+  let server: Server;
+  let browser: Browser;
+  let base: string;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
+    t = await createTestApp();
+    server = createServer(t.app).listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    server?.close();
+    await t?.close();
+  });
+
+  it('renders every operation of the document, loading nothing from outside', async () => {
+    const page = await browser.newPage();
+    // Requests to other hosts that got an answer; the page's Content-Security-Policy makes the browser
+    // refuse the one Redoc tries (its footer logo on Redocly's CDN) before it leaves the machine.
+    const outside: string[] = [];
+    const refused: string[] = [];
+    const isOutside = (url: string) => !url.startsWith(base) && !url.startsWith('data:') && !url.startsWith('blob:');
+    page.on('requestfinished', (request) => void (isOutside(request.url()) && outside.push(request.url())));
+    page.on('requestfailed', (request) => {
+      if (!isOutside(request.url())) return;
+      if (/BLOCKED_BY_CSP|^csp$/.test(request.failure()?.errorText ?? '')) refused.push(request.url());
+      else outside.push(`${request.url()} (${request.failure()?.errorText})`);
+    });
+    await page.goto(`${base}/docs`);
+    await page.waitForFunction(() => document.body.innerText.includes('Create an order from a quote'), undefined, { timeout: 60_000 });
+    const text = await page.evaluate(() => document.body.innerText);
+    for (const route of routes) expect(text).toContain(route.doc.summary);
+    expect(text).toContain('Order book gateway: REST');
+    expect(outside).toEqual([]);
+    expect(refused.every((url) => url.startsWith('https://cdn.redoc.ly/'))).toBe(true);
+  }, 90_000);
+});
