@@ -49,6 +49,24 @@ describe('GraphQL client errors', () => {
     expect(reply.errors![0]!.message).toMatch(message);
   });
 
+  it.each([
+    [
+      'query ($f: OrderFilter) { orders(filter: $f) { total } }',
+      { f: { sourceChain: 'mars' } },
+      'filter.sourceChain must be a listed chain id',
+    ],
+    [
+      'query ($f: OrderFilter) { orders(filter: $f) { total } }',
+      { f: { destChain: 'mars' } },
+      'filter.destChain must be a listed chain id',
+    ],
+    ['query { ordersByUser(userId: "") { total } }', {}, 'userId must not be empty'],
+  ])('names a refused argument as GraphQL spells it: %s', async (query, variables, message) => {
+    const reply = await t.gql(query, variables);
+    expect(reply.errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
+    expect(reply.errors?.[0]?.message).toContain(message);
+  });
+
   it('answers a cursor it never issued with BAD_REQUEST', async () => {
     const reply = await t.gql('query ($c: String) { ordersConnection(first: 2, after: $c) { edges { cursor } } }', { c: 'garbage' });
     expect(reply.errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');

@@ -1108,8 +1108,7 @@ async function main(): Promise<void> {
     ? await openPostgres({
         url: config.databaseUrl,
         migrate: true,
-        // A long seed on a busy machine needs more than a request's 6 s: DATABASE_*_TIMEOUT_MS apply.
-        timeouts: config.database,
+        timeouts: bulkTimeouts(config),
         onPoolError: (err) => process.stderr.write(`database pool error: ${err.message}\n`),
       })
     : await openPglite(config.dataDir);
@@ -1122,6 +1121,15 @@ async function main(): Promise<void> {
   } finally {
     await db.close();
   }
+}
+
+/**
+ * A bulk insert is no request: unless DATABASE_STATEMENT_TIMEOUT_MS / DATABASE_QUERY_TIMEOUT_MS are set,
+ * a seed's statement may run ten minutes (a request's 5 s fails a large batch on a busy machine).
+ */
+function bulkTimeouts(config: Config): Config['database'] {
+  if (process.env.DATABASE_STATEMENT_TIMEOUT_MS || process.env.DATABASE_QUERY_TIMEOUT_MS) return config.database;
+  return { ...config.database, statementTimeoutMs: 600_000, queryTimeoutMs: 660_000 };
 }
 
 const invokedDirectly = (() => {

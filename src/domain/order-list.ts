@@ -33,12 +33,12 @@ export interface OrderFilterInput {
   to?: unknown;
 }
 
-export function parseStatuses(value: unknown): OrderStatus[] {
+export function parseStatuses(value: unknown, field = 'status'): OrderStatus[] {
   const items = Array.isArray(value) ? value : String(value).split(',');
   const statuses = items.map((item) => String(item).trim().toLowerCase());
   for (const status of statuses) {
     if (!(ORDER_STATUSES as readonly string[]).includes(status)) {
-      throw new BadRequestError(`status must be one or more of ${ORDER_STATUSES.join(', ')} (comma-separated)`);
+      throw new BadRequestError(`${field} must be one or more of ${ORDER_STATUSES.join(', ')} (comma-separated)`);
     }
   }
   return [...new Set(statuses)] as OrderStatus[];
@@ -50,22 +50,42 @@ function listedChain(registry: Registry, value: unknown, field: string): string 
   return chain;
 }
 
-/** Filters of GET /orders and `orders(filter:)`; an unknown value is a 400, never an empty page. */
-export function orderFilterWhere(registry: Registry, filter: OrderFilterInput, now: Date): Prisma.OrderWhereInput {
+/** How a client spells each filter in its messages: GraphQL's argument fields, or REST's query parameters. */
+export type FilterNames = Record<keyof OrderFilterInput, string>;
+
+export const GRAPHQL_FILTER_NAMES: FilterNames = {
+  status: 'filter.status',
+  sourceChain: 'filter.sourceChain',
+  destChain: 'filter.destChain',
+  asset: 'filter.asset',
+  from: 'filter.from',
+  to: 'filter.to',
+};
+
+/**
+ * Filters of GET /orders and `orders(filter:)`; an unknown value is a 400, never an empty page.
+ * Messages name each filter as the client spelled it (`names`).
+ */
+export function orderFilterWhere(
+  registry: Registry,
+  filter: OrderFilterInput,
+  now: Date,
+  names: FilterNames = GRAPHQL_FILTER_NAMES,
+): Prisma.OrderWhereInput {
   const and: Prisma.OrderWhereInput[] = [];
   if (filter.status != null) {
-    and.push({ OR: parseStatuses(filter.status).map((status) => statusWhere(status, now)) });
+    and.push({ OR: parseStatuses(filter.status, names.status).map((status) => statusWhere(status, now)) });
   }
-  if (filter.sourceChain != null) and.push({ sourceChain: listedChain(registry, filter.sourceChain, 'source_chain') });
-  if (filter.destChain != null) and.push({ destChain: listedChain(registry, filter.destChain, 'dest_chain') });
+  if (filter.sourceChain != null) and.push({ sourceChain: listedChain(registry, filter.sourceChain, names.sourceChain) });
+  if (filter.destChain != null) and.push({ destChain: listedChain(registry, filter.destChain, names.destChain) });
   if (filter.asset != null) {
-    const asset = parseField(assetId, filter.asset, 'asset');
-    if (!registry.asset(asset)) throw new BadRequestError('asset must be a listed asset id (see GET /assets)');
+    const asset = parseField(assetId, filter.asset, names.asset);
+    if (!registry.asset(asset)) throw new BadRequestError(`${names.asset} must be a listed asset id (see GET /assets)`);
     and.push({ OR: [{ sourceAsset: asset }, { destAsset: asset }] });
   }
-  const from = filter.from == null ? undefined : asDate(filter.from, 'from');
-  const to = filter.to == null ? undefined : asDate(filter.to, 'to');
-  if (from && to && from > to) throw new BadRequestError('from must not be later than to');
+  const from = filter.from == null ? undefined : asDate(filter.from, names.from);
+  const to = filter.to == null ? undefined : asDate(filter.to, names.to);
+  if (from && to && from > to) throw new BadRequestError(`${names.from} must not be later than ${names.to}`);
   if (from || to) and.push({ createdAt: { gte: from, lt: to } });
   return and.length === 0 ? {} : { AND: and };
 }

@@ -282,8 +282,8 @@ export function orderIdOrNotFound(orderId: string): string {
 }
 
 /** User ids are opaque strings chosen by clients: any printable text up to 128 characters. */
-export function parseUserId(value: unknown): string {
-  return parseField(CreateOrderSchema.shape.userId, value, 'user_id');
+export function parseUserId(value: unknown, field = 'userId'): string {
+  return parseField(CreateOrderSchema.shape.userId, value, field);
 }
 
 export function assertFound<T>(order: T | null, orderId: string): T {

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { EscrowEventSchema } from '../domain/escrow-events.ts';
 import { parseInput } from '../domain/input.ts';
 import { CreateOrderSchema, createOrderSchemaFor, parseUserId } from '../domain/orders.ts';
-import { orderFilterWhere, parsePagination, parseStatuses } from '../domain/order-list.ts';
+import { orderFilterWhere, parsePagination, parseStatuses, type FilterNames } from '../domain/order-list.ts';
 import { CreateQuoteSchema } from '../domain/quotes.ts';
 import type { Registry } from '../domain/registry/registry.ts';
 import { toClientError } from '../http/client-error.ts';
@@ -71,6 +71,15 @@ async function runWrite(run: RunDocument, name: DocumentName, schema: z.ZodType,
   }
 }
 
+const REST_FILTER_NAMES: FilterNames = {
+  status: 'status',
+  sourceChain: 'source_chain',
+  destChain: 'dest_chain',
+  asset: 'asset',
+  from: 'from',
+  to: 'to',
+};
+
 /** REST query parameters (snake_case) to the GraphQL OrderFilter; validated by the domain first. */
 function orderFilter(input: RouteInput) {
   const q = input.query;
@@ -82,7 +91,7 @@ function orderFilter(input: RouteInput) {
     from: q.get('from') ?? undefined,
     to: q.get('to') ?? undefined,
   };
-  orderFilterWhere(input.registry, raw, input.now);
+  orderFilterWhere(input.registry, raw, input.now, REST_FILTER_NAMES);
   return {
     status: raw.status === undefined ? undefined : parseStatuses(raw.status).map((s) => s.toUpperCase()),
     sourceChain: raw.sourceChain,
@@ -183,7 +192,7 @@ export const routes: Route[] = [
       errors: [400],
     },
     async handle(input, run) {
-      const { data } = await run('ordersByUser', { userId: parseUserId(input.params.userId), ...pagination(input.query) });
+      const { data } = await run('ordersByUser', { userId: parseUserId(input.params.userId, 'user_id'), ...pagination(input.query) });
       return ok(restPage(data.ordersByUser));
     },
   },
@@ -227,7 +236,7 @@ export const routes: Route[] = [
     },
     async handle(input, run) {
       const format = parseExportFormat(input.query.get('format'));
-      const userId = parseUserId(input.params.userId);
+      const userId = parseUserId(input.params.userId, 'user_id');
       const variables = { userId, filter: orderFilter(input) };
       return streamed(await exportResponse({ format, variables, scope: userId, now: input.now, run, toRest: restOrder }));
     },
