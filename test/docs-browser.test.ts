@@ -1,45 +1,21 @@
-import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../src/rest/routes.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { type BrowserApp, openBrowserApp } from './support/browser.ts';
 import { TEST_DB } from './support/database.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** /docs in Debian's Chromium: Redoc renders /openapi.json with nothing loaded from outside. Once, on PGlite. */
 describe.skipIf(TEST_DB !== 'pglite')('/docs in Chromium', () => {
-  let t: TestApp;
-  let server: Server;
   let browser: Browser;
   let base: string;
+  let opened: BrowserApp | undefined;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
-    t = await createTestApp();
-    server = createServer(t.app).listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    opened = await openBrowserApp();
+    ({ browser, base } = opened);
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    server?.close();
-    await t?.close();
-  });
+  afterAll(() => opened?.close());
 
   it('renders every operation of the document, loading nothing from outside', async () => {
     const page = await browser.newPage();

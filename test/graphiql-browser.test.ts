@@ -1,14 +1,10 @@
-import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './support/app.ts';
+import type { TestApp } from './support/app.ts';
+import { type BrowserApp, openBrowserApp } from './support/browser.ts';
 import { TEST_DB } from './support/database.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
 import { makeOrder } from './support/fixtures.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
  * GraphiQL in a real browser (Debian's Chromium; .ci/run installs it): the page loads with no request
@@ -16,34 +12,16 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  */
 describe.skipIf(TEST_DB !== 'pglite')('GraphiQL in Chromium', () => {
   let t: TestApp;
-  let server: Server;
   let browser: Browser;
   let base: string;
+  let opened: BrowserApp | undefined;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
-    t = await createTestApp();
-    server = createServer(t.app).listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    opened = await openBrowserApp();
+    ({ t, browser, base } = opened);
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    server?.close();
-    await t?.close();
-  });
+  afterAll(() => opened?.close());
 
   it('runs a query and shows the result, loading nothing from outside', async () => {
     const order = await makeOrder(t, {}, 'browser-user');
