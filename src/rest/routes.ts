@@ -132,6 +132,35 @@ function restPage(page: unknown): unknown {
   return { ...p, data: p.data.map(restOrder) };
 }
 
+/**
+ * The two exports differ only in whose orders they stream: every one (no user) or one user's.
+ */
+function exportRoute(path: string, summary: string, description: string, userOf: (input: RouteInput) => string | undefined): Route {
+  return {
+    method: 'GET',
+    path,
+    doc: {
+      summary,
+      description,
+      tag: 'Orders',
+      document: 'order',
+      result: ['order'],
+      responses: { 200: 'The orders, streamed.' },
+      errors: [400],
+      stream: {
+        'text/csv': 'A header row, then one row per order.',
+        'application/x-ndjson': 'One JSON order per line, as GET /orders/{order_id} gives it.',
+      },
+    },
+    async handle(input, run) {
+      const format = parseExportFormat(input.query.get('format'));
+      const userId = userOf(input);
+      const variables = userId === undefined ? { filter: orderFilter(input) } : { userId, filter: orderFilter(input) };
+      return streamed(await exportResponse({ format, variables, scope: userId ?? 'all', now: input.now, run, toRest: restOrder }));
+    },
+  };
+}
+
 export const routes: Route[] = [
   {
     method: 'POST',
@@ -196,51 +225,18 @@ export const routes: Route[] = [
       return ok(restPage(data.ordersByUser));
     },
   },
-  {
-    method: 'GET',
-    path: '/orders/export',
-    doc: {
-      summary: 'Export orders (CSV or NDJSON)',
-      description: 'The whole filtered list, newest first, streamed; `format` is csv or ndjson. Same filters as GET /orders.',
-      tag: 'Orders',
-      document: 'order',
-      result: ['order'],
-      responses: { 200: 'The orders, streamed.' },
-      errors: [400],
-      stream: {
-        'text/csv': 'A header row, then one row per order.',
-        'application/x-ndjson': 'One JSON order per line, as GET /orders/{order_id} gives it.',
-      },
-    },
-    async handle(input, run) {
-      const format = parseExportFormat(input.query.get('format'));
-      const variables = { filter: orderFilter(input) };
-      return streamed(await exportResponse({ format, variables, scope: 'all', now: input.now, run, toRest: restOrder }));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/orders/user/:userId/export',
-    doc: {
-      summary: "Export a user's orders (CSV or NDJSON)",
-      description: "All of the user's orders, newest first, streamed; `format` is csv or ndjson.",
-      tag: 'Orders',
-      document: 'order',
-      result: ['order'],
-      responses: { 200: 'The orders, streamed.' },
-      errors: [400],
-      stream: {
-        'text/csv': 'A header row, then one row per order.',
-        'application/x-ndjson': 'One JSON order per line, as GET /orders/{order_id} gives it.',
-      },
-    },
-    async handle(input, run) {
-      const format = parseExportFormat(input.query.get('format'));
-      const userId = parseUserId(input.params.userId, 'user_id');
-      const variables = { userId, filter: orderFilter(input) };
-      return streamed(await exportResponse({ format, variables, scope: userId, now: input.now, run, toRest: restOrder }));
-    },
-  },
+  exportRoute(
+    '/orders/export',
+    'Export orders (CSV or NDJSON)',
+    'The whole filtered list, newest first, streamed; `format` is csv or ndjson. Same filters as GET /orders.',
+    () => undefined,
+  ),
+  exportRoute(
+    '/orders/user/:userId/export',
+    "Export a user's orders (CSV or NDJSON)",
+    "All of the user's orders, newest first, streamed; `format` is csv or ndjson.",
+    (input) => parseUserId(input.params.userId, 'user_id'),
+  ),
   {
     method: 'GET',
     path: '/orders/:orderId',
