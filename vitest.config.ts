@@ -31,6 +31,8 @@ export default defineConfig({
             'test/addresses.test.ts',
             'test/amounts.test.ts',
             'test/config.test.ts',
+            'test/polling-loop.test.ts',
+            'test/pg-reader.test.ts',
           ],
           env: { TEST_DB: 'postgres' },
           globalSetup: ['test/support/postgres-setup.ts'],

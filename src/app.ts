@@ -1,11 +1,23 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { PothosValidationError } from '@pothos/core';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { GraphQLError, getOperationAST } from 'graphql';
+import {
+  GraphQLError,
+  getOperationAST,
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isObjectType,
+  type DocumentNode,
+  type GraphQLSchema,
+} from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import { createReadRouting, routedOrdersStore, type WriterWindow } from './db/replicas.ts';
 import { DomainError } from './domain/errors.ts';
 import type { PriceSource } from './domain/prices.ts';
 import type { Registry } from './domain/registry/registry.ts';
@@ -19,7 +31,7 @@ import { graphqlLimitPlugins } from './http/graphql-limits.ts';
 import { graphqlVariablesPlugin } from './http/graphql-variables.ts';
 import type { Metrics } from './http/metrics.ts';
 import { readiness, relayerHealth } from './http/health.ts';
-import { rateLimitPlugin } from './http/rate-limit.ts';
+import { clientIp, rateLimitPlugin } from './http/rate-limit.ts';
 import { subscriptionLimitPlugin } from './http/subscription-limits.ts';
 import type { TransportLimits } from './http/transport-limits.ts';
 import { requestIdOf, requestLogPlugin } from './http/request-log.ts';
@@ -53,6 +65,8 @@ export interface AppDeps {
   relayer: { adapter: ChainAdapter; isRunning: () => boolean };
   /** Prometheus metrics, served at /metrics unless they have a port of their own. */
   metrics?: Metrics;
+  /** Who wrote recently (read-your-writes with replicas, src/db/replicas.ts); shared through Redis when configured. */
+  writers?: WriterWindow;
 }
 
 export type App = YogaServerInstance<Record<string, never>, GraphQLContext>;
@@ -83,25 +97,53 @@ query LatestOrders {
 # and follow an order live with: subscription { orderUpdated(orderId: "...") { status updatedAt } }
 `;
 
+/** Whether any field or enum value of the schema is deprecated (the metrics count their use only then). */
+export function deprecatesFields(graphqlSchema: GraphQLSchema): boolean {
+  return Object.values(graphqlSchema.getTypeMap()).some(
+    (type) =>
+      !type.name.startsWith('__') &&
+      (((isObjectType(type) || isInterfaceType(type)) && Object.values(type.getFields()).some((f) => f.deprecationReason != null)) ||
+        (isInputObjectType(type) && Object.values(type.getFields()).some((f) => f.deprecationReason != null)) ||
+        (isEnumType(type) && type.getValues().some((v) => v.deprecationReason != null))),
+  );
+}
+
+const DEPRECATES_FIELDS = deprecatesFields(schema);
+
 /** The whole HTTP surface as one fetch-style handler: GraphQL at /graphql, REST everywhere else. */
 export function createApp(deps: AppDeps): App {
   const now = deps.now ?? (() => new Date());
   const events = pubSubOrderEvents(deps.pubsub);
-  const context = ({ request }: { request?: Request }): GraphQLContext => ({
-    prisma: deps.db.prisma,
-    rows: deps.db.rows,
-    registry: deps.registry,
-    prices: deps.prices,
-    config: deps.config,
-    statsCache: deps.statsCache,
-    pubsub: deps.pubsub,
-    loaders: createLoaders(deps.db.rows),
-    events,
-    now,
-    isWatcher: keyMatches(bearerToken(request), deps.config.watcherKey),
-    canWrite: isWriterAllowed(request, deps.config.apiKeys),
-    webhookOwner: webhookOwner(request, deps.config.apiKeys),
-  });
+  const routing = createReadRouting({ prisma: deps.db.prisma, rows: deps.db.rows, orders: deps.db.orders }, deps.db.replicas, deps.writers);
+  // The socket's peer of each request, for the client's identity when no proxy header is trusted.
+  const peers = new WeakMap<Request, string>();
+  const readClient = (request: Request | undefined): string | undefined => {
+    if (!request) return undefined;
+    const token = bearerToken(request);
+    if (token) return `key:${createHash('sha256').update(token).digest('base64url')}`;
+    const ip = clientIp(request.headers.get('x-forwarded-for'), peers.get(request), deps.config.trustProxy);
+    return ip === 'unknown' ? undefined : `ip:${ip}`;
+  };
+  const context = ({ request }: { request?: Request }): GraphQLContext => {
+    const reads = routing.forRequest(deps.db.replicas ? readClient(request) : undefined);
+    return {
+      prisma: deps.db.prisma,
+      rows: deps.db.rows,
+      orders: routedOrdersStore(reads),
+      reads,
+      registry: deps.registry,
+      prices: deps.prices,
+      config: deps.config,
+      statsCache: deps.statsCache,
+      pubsub: deps.pubsub,
+      loaders: createLoaders(reads, deps.db.rows),
+      events,
+      now,
+      isWatcher: keyMatches(bearerToken(request), deps.config.watcherKey),
+      canWrite: isWriterAllowed(request, deps.config.apiKeys),
+      webhookOwner: webhookOwner(request, deps.config.apiKeys),
+    };
+  };
 
   const yoga: App = createYoga<Record<string, never>, GraphQLContext>({
     schema,
@@ -123,12 +165,33 @@ export function createApp(deps: AppDeps): App {
     maskedErrors: { maskError: (error, message) => maskError(error, message, deps.logger) },
     // One operation per request: batching would multiply every limit below by the batch size.
     batching: false,
+    // Every POST body is read by graphqlBodyPlugin, which holds it to MAX_BODY_BYTES (413) with or without a
+    // Content-Length; Yoga's own 25 MB limit would pipe each body through one more web stream.
+    maxRequestBodySize: false,
     cors: corsPolicy(deps.config.corsOrigins),
     plugins: [
+      // With replicas only: who the client is, and whether it wrote (src/db/replicas.ts).
+      deps.db.replicas
+        ? {
+            onRequest({ request, serverContext }: { request: Request; serverContext: unknown }) {
+              const address = (serverContext as { req?: IncomingMessage } | undefined)?.req?.socket?.remoteAddress;
+              if (address) peers.set(request, address);
+            },
+            // A client that writes reads from the primary for a while. Marked before the write and again
+            // after it: the window must run from the commit, however long the write took.
+            onExecute({ args }: { args: { document: DocumentNode; operationName?: string | null; contextValue: unknown } }) {
+              if (getOperationAST(args.document, args.operationName)?.operation !== 'mutation') return;
+              const reads = (args.contextValue as GraphQLContext).reads;
+              reads.wrote();
+              return { onExecuteDone: () => reads.wrote() };
+            },
+          }
+        : {},
       requestLogPlugin(deps.logger),
       ...(deps.metrics?.plugins({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         servePath: deps.config.metrics.port === undefined ? '/metrics' : undefined,
+        countDeprecatedFields: DEPRECATES_FIELDS,
       }) ?? []),
       deps.limits.rateLimiter ? rateLimitPlugin(deps.limits.rateLimiter, deps.limits.trustProxy) : {},
       graphqlBodyPlugin(),

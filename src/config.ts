@@ -31,6 +31,15 @@ const envSchema = z.object({
     (url) => url === undefined || /^postgres(ql)?:\/\//.test(url),
     'must be a postgres:// or postgresql:// URL (unset to use the embedded database)',
   ),
+  DATABASE_REPLICA_URL: optionalString.refine(
+    (list) => list === undefined || list.split(',').every((url) => /^postgres(ql)?:\/\//.test(url.trim())),
+    'must be one or more comma-separated postgres:// or postgresql:// URLs (streaming replicas of DATABASE_URL)',
+  ),
+  // Read routing (README, Deployment): a replica further behind than this is skipped; how often that is
+  // checked; how long a client that wrote reads from the primary.
+  REPLICA_MAX_LAG_MS: millis(1_000, 0),
+  REPLICA_CHECK_MS: millis(500, 50),
+  READ_YOUR_WRITES_MS: millis(5_000, 0),
   DATA_DIR: z.string().min(1).default('./data'),
   REDIS_URL: optionalString.refine((url) => url === undefined || /^rediss?:\/\//.test(url), 'must be a redis:// or rediss:// URL'),
   REDIS_KEY_PREFIX: z.string().default(''),
@@ -75,6 +84,7 @@ const envSchema = z.object({
   DATABASE_CONNECT_TIMEOUT_MS: millis(DATABASE_TIMEOUT_DEFAULTS.connectTimeoutMs, 100),
   DATABASE_STATEMENT_TIMEOUT_MS: millis(DATABASE_TIMEOUT_DEFAULTS.statementTimeoutMs, 100),
   DATABASE_QUERY_TIMEOUT_MS: millis(DATABASE_TIMEOUT_DEFAULTS.queryTimeoutMs, 100),
+  DATABASE_PREPARED_STATEMENTS: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
   // Transport limits (README, Hardening): active subscriptions per WebSocket and per instance.
   SUBSCRIPTIONS_PER_CONNECTION: z.coerce
     .number({ error: 'must be an integer' })
@@ -95,6 +105,12 @@ const envSchema = z.object({
   WEBHOOK_RETRY_FOR_SECONDS: seconds(3 * 86_400),
   WEBHOOK_DISABLE_AFTER_SECONDS: seconds(5 * 86_400),
   WEBHOOK_SWEEP_MS: millis(5_000, 10),
+  WORKERS: z.coerce
+    .number({ error: 'must be an integer' })
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(64, 'must be at most 64')
+    .default(1),
   METRICS: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
   METRICS_PORT: optionalString
     .refine(
@@ -158,6 +174,8 @@ export interface Config {
   logLevel: string;
   /** PostgreSQL URL; undefined selects embedded PGlite in dataDir. */
   databaseUrl: string | undefined;
+  /** Streaming replicas for lag-tolerant reads (src/db/replicas.ts); empty: every read on the primary. */
+  replicas: { urls: string[]; maxLagMs: number; checkMs: number; readYourWritesMs: number };
   dataDir: string;
   redisUrl: string | undefined;
   /** Prepended to every Redis key, so several deployments (or test runs) can share one Redis. */
@@ -193,6 +211,8 @@ export interface Config {
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxRequestsPerSocket: number };
   /** Database time limits: connecting, a statement (server side), a query round trip (client side). */
   database: { connectTimeoutMs: number; statementTimeoutMs: number; queryTimeoutMs: number };
+  /** Prepare statements per connection (src/db/prepared-statements.ts); off behind a transaction-mode pooler. */
+  preparedStatements: boolean;
 
   /** Active subscriptions one WebSocket may hold, and the whole instance (WebSocket and SSE together). */
   subscriptionsPerConnection: number;
@@ -208,6 +228,8 @@ export interface Config {
     disableAfterSeconds: number;
     sweepMs: number;
   };
+  /** Worker processes behind the port (src/cluster.ts); more than one needs PostgreSQL. */
+  workers: number;
   /** Prometheus metrics: off, or served at /metrics on `port` (the API's own port when undefined). */
   metrics: { enabled: boolean; port: number | undefined };
   /** Traces are exported over OTLP/HTTP to this collector (src/tracing.ts); undefined: no tracing at all. */
@@ -225,8 +247,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (parsed.success && parsed.data.DATABASE_QUERY_TIMEOUT_MS <= parsed.data.DATABASE_STATEMENT_TIMEOUT_MS) {
     problems.push('  DATABASE_QUERY_TIMEOUT_MS: must exceed DATABASE_STATEMENT_TIMEOUT_MS (the server cancels a slow statement first)');
   }
+  if (parsed.success && parsed.data.DATABASE_REPLICA_URL && !parsed.data.DATABASE_URL) {
+    problems.push('  DATABASE_REPLICA_URL: needs DATABASE_URL (replicas serve reads of a PostgreSQL primary)');
+  }
+  if (parsed.success && parsed.data.READ_YOUR_WRITES_MS < parsed.data.REPLICA_MAX_LAG_MS + parsed.data.REPLICA_CHECK_MS) {
+    // A replica in use is at most REPLICA_MAX_LAG_MS + REPLICA_CHECK_MS behind (src/db/replicas.ts): a
+    // client's own write is on every replica in use once this window has passed.
+    problems.push('  READ_YOUR_WRITES_MS: must be at least REPLICA_MAX_LAG_MS + REPLICA_CHECK_MS');
+  }
   if (parsed.success && parsed.data.WATCHER_LEASE_MS <= parsed.data.WATCHER_POLL_MS) {
     problems.push('  WATCHER_LEASE_MS: must exceed WATCHER_POLL_MS (a watcher renews its lease once per poll)');
+  }
+  if (parsed.success && parsed.data.WORKERS > 1 && !parsed.data.DATABASE_URL) {
+    // src/db/data-dir-lock.ts: a PGlite data directory is held by one process at a time.
+    problems.push('  WORKERS: more than one worker needs DATABASE_URL (PostgreSQL); the embedded PGlite data directory is single-process');
+  }
+  if (parsed.success && parsed.data.WORKERS > 1 && parsed.data.DATABASE_REPLICA_URL && !parsed.data.REDIS_URL) {
+    // Who wrote lately is each process's own memory without Redis: a client's next request, on another
+    // worker, would read its list from a replica that may not have its write yet.
+    problems.push('  WORKERS: more than one worker with DATABASE_REPLICA_URL needs REDIS_URL (read-your-writes spans the workers)');
   }
   if (parsed.success && parsed.data.WEBHOOK_RETRY_MAX_MS < parsed.data.WEBHOOK_RETRY_BASE_MS) {
     problems.push('  WEBHOOK_RETRY_MAX_MS: must be at least WEBHOOK_RETRY_BASE_MS');
@@ -242,6 +281,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
     databaseUrl: e.DATABASE_URL,
+    replicas: {
+      urls: (e.DATABASE_REPLICA_URL ?? '')
+        .split(',')
+        .map((url) => url.trim())
+        .filter(Boolean),
+      maxLagMs: e.REPLICA_MAX_LAG_MS,
+      checkMs: e.REPLICA_CHECK_MS,
+      readYourWritesMs: e.READ_YOUR_WRITES_MS,
+    },
     dataDir: e.DATA_DIR,
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
@@ -255,6 +303,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     orderDeadlineSeconds: e.ORDER_DEADLINE_SECONDS,
     statsCacheSeconds: e.STATS_CACHE_SECONDS,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+    workers: e.WORKERS,
     rateLimitPerKey: e.RATE_LIMIT_PER_KEY,
     rateLimitPerIp: e.RATE_LIMIT_PER_IP,
     trustProxy: e.TRUST_PROXY === 'true',
@@ -276,6 +325,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
       queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
     },
+    preparedStatements: e.DATABASE_PREPARED_STATEMENTS === 'on',
 
     subscriptionsPerConnection: e.SUBSCRIPTIONS_PER_CONNECTION,
     subscriptionsPerInstance: e.SUBSCRIPTIONS_PER_INSTANCE,

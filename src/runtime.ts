@@ -8,6 +8,7 @@ import { resolveEvmChains } from './chains/evm/chain-config.ts';
 import { EvmWatcher } from './chains/evm/watcher.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import { memoryWriterWindow, redisWriterWindow, type WriterWindow } from './db/replicas.ts';
 import type { DomainDeps } from './domain/deps.ts';
 import { recordEscrowEvent } from './domain/escrow-events.ts';
 import { createMetrics, type Metrics, type RedisFailure } from './http/metrics.ts';
@@ -19,6 +20,7 @@ import { ChainRouter } from './relayer/chain-router.ts';
 import { EvmClaimAdapter } from './relayer/evm-adapter.ts';
 import { SimulatedChain } from './relayer/simulated-chain.ts';
 import { RelayerWorker } from './relayer/worker.ts';
+import { PartitionKeeper } from './db/partitions.ts';
 import { throttledWarn, type RedisLink } from './redis.ts';
 import { createOrderPubSub, pubSubOrderEvents, type OrderPubSub } from './schema/pubsub.ts';
 
@@ -42,6 +44,8 @@ export interface Runtime {
   evm: EvmClaimAdapter | undefined;
   /** One per EVM chain with an RPC URL; the server starts them (they take turns through a lease). */
   watchers: EvmWatcher[];
+  /** Makes the monthly partitions of orders and intents ahead of time; the server starts it. */
+  partitions: PartitionKeeper;
   pubsub: OrderPubSub;
   statsCache: StatsCache;
   /** Rate limits and subscription caps, for the WebSocket transport as for HTTP. */
@@ -117,6 +121,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const limits = createTransportLimits(config, redis?.client);
   const app = createApp({
+    writers: db.replicas ? createWriterWindow(config, logger, redis) : undefined,
     config,
     db,
     registry,
@@ -150,6 +155,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     onAttempt: metrics && ((endpoint, ok, latencyMs) => metrics.webhookAttempt(endpoint, ok, latencyMs)),
   });
 
+  const partitions = new PartitionKeeper({ prisma: db.prisma, logger });
+
   return {
     app,
     worker,
@@ -157,16 +164,25 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     chain,
     evm,
     watchers,
+    partitions,
     pubsub,
     statsCache,
     limits,
     metrics,
     deps,
     async stop() {
-      await Promise.all([worker.stop(), webhooks.stop(), ...watchers.map((w) => w.stop())]);
+      await Promise.all([worker.stop(), webhooks.stop(), partitions.stop(), ...watchers.map((w) => w.stop())]);
       chain.stop();
     },
   };
+}
+
+/** Read-your-writes across instances needs the window in Redis; without it each instance knows its own writers. */
+function createWriterWindow(config: Config, logger: Logger, redis: RedisLink | undefined): WriterWindow {
+  const windowMs = config.replicas.readYourWritesMs;
+  if (!redis) return memoryWriterWindow(windowMs);
+  const warn = throttledWarn(logger, 'redis unavailable for the read-your-writes window; reads stay on the primary');
+  return redisWriterWindow(redis.client, windowMs, (error) => warn(error.message));
 }
 
 function createStatsCache(

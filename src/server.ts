@@ -1,3 +1,5 @@
+import cluster from 'node:cluster';
+import { runPrimary } from './cluster.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openPglite, openPostgres, type Database } from './db/database.ts';
 import { createHttpServer } from './http/node-server.ts';
@@ -20,7 +22,14 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const rootLogger = createLogger(config.logLevel);
+  // WORKERS > 1: this process only supervises the workers, each of which runs the rest of main().
+  if (config.workers > 1 && cluster.isPrimary) {
+    runPrimary(config.workers, config.shutdownGraceSeconds, rootLogger);
+    return;
+  }
+  // A worker's lines say which process wrote them.
+  const logger = cluster.isWorker ? rootLogger.child({ pid: process.pid }) : rootLogger;
   // Last resort only: failures of optional work are handled where they happen (README, Hardening),
   // and the fault tests fail if this line is ever logged. A stray rejection must not drop every
   // connection of the instance.
@@ -32,7 +41,13 @@ async function main(): Promise<void> {
     ? await openPostgres({
         url: config.databaseUrl,
         timeouts: config.database,
+        preparedStatements: config.preparedStatements,
         onPoolError: (err) => logger.warn({ err }, 'database pool error'),
+        replicas: {
+          ...config.replicas,
+          onChange: (replica, usable) =>
+            logger.warn({ replica }, usable ? 'replica in use again' : 'replica skipped (down or lagging): its reads go to the primary'),
+        },
       })
     : await openPglite(config.dataDir);
   const redis = config.redisUrl ? connectRedis(config.redisUrl, config.redisKeyPrefix, logger) : undefined;
@@ -57,6 +72,7 @@ async function main(): Promise<void> {
       : undefined;
   runtime.worker.start();
   runtime.webhooks.start();
+  runtime.partitions.start();
   for (const watcher of runtime.watchers) watcher.start();
   server.listen(config.port, config.host, () => {
     const where = db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL';

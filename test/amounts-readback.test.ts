@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { describe, expect } from 'vitest';
+import { it } from './support/app.ts';
 import { makeQuote, orderBody } from './support/fixtures.ts';
 
 /**
@@ -7,21 +7,18 @@ import { makeQuote, orderBody } from './support/fixtures.ts';
  * (for example relations loaded through JSON aggregation, which turns NUMERIC into a JSON number)
  * rounds the low digits, and only such amounts show it.
  */
-let t: TestApp;
 // The largest ETH amount the registry allows, less one: 21 digits, none of them round.
 const SOURCE_AMOUNT = '199999999999999999999';
 let destAmount: string;
 let orderId: string;
 
-beforeAll(async () => {
-  t = await createTestApp();
+it.beforeAll(async ({ t }) => {
   const quote = await makeQuote(t, { source: 'ethereum:eth', destination: 'arbitrum:eth', amount: SOURCE_AMOUNT });
   destAmount = quote.destination.amount;
   const created = await t.rest('POST', '/orders', orderBody(quote, {}, 'whale'));
   expect(created.status).toBe(201);
   orderId = created.body.result.order_id;
 });
-afterAll(() => t.close());
 
 const INTENTS = `sourceIntent { amount } destinationIntent { amount }`;
 
@@ -33,7 +30,7 @@ describe('amounts beyond 2^53', () => {
     }
   });
 
-  it('read back exactly through every REST read', async () => {
+  it('read back exactly through every REST read', async ({ t }) => {
     const one = (await t.rest('GET', `/orders/${orderId}`)).body.result;
     const byUser = (await t.rest('GET', '/orders/user/whale')).body.result.data[0];
     const listed = (await t.rest('GET', '/orders?asset=ethereum:eth')).body.result.data[0];
@@ -43,7 +40,7 @@ describe('amounts beyond 2^53', () => {
     }
   });
 
-  it('read back exactly through every GraphQL read', async () => {
+  it('read back exactly through every GraphQL read', async ({ t }) => {
     const reply = await t.gql(
       `query ($id: String!) {
         order(orderId: $id) { ${INTENTS} }

@@ -1,28 +1,25 @@
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createLogger } from '../src/logger.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { createTestApp, it } from './support/app.ts';
 import { makeQuote, orderBody } from './support/fixtures.ts';
 
 /** With API_KEYS set, every write needs one of the keys; reads stay open. */
+const lines: string[] = [];
+const sink = new Writable({
+  write(chunk, _encoding, done) {
+    lines.push(String(chunk));
+    done();
+  },
+});
+it.override('appOptions', { env: { API_KEYS: 'key-one,key-two' }, logger: createLogger('trace', sink) });
+
 describe('API_KEYS', () => {
-  let t: TestApp;
   const key = (k: string) => ({ authorization: `Bearer ${k}` });
-  const lines: string[] = [];
-  beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
-    t = await createTestApp({ env: { API_KEYS: 'key-one,key-two' }, logger: createLogger('trace', sink) });
-  });
-  afterAll(() => t.close());
 
   const quoteBody = { source: { asset: 'bitcoin:btc', amount: '10000000' }, destination: { asset: 'ethereum:wbtc' } };
 
-  it('refuses writes without a key, or with a wrong one, with 401 before looking at the body', async () => {
+  it('refuses writes without a key, or with a wrong one, with 401 before looking at the body', async ({ t }) => {
     for (const headers of [{}, key('nope'), { authorization: 'Basic a2V5LW9uZQ==' }]) {
       const reply = await t.rest('POST', '/quotes', quoteBody, headers);
       expect(reply.status).toBe(401);
@@ -33,7 +30,7 @@ describe('API_KEYS', () => {
     expect((await t.rest('POST', '/relayer/claims', {})).status).toBe(401);
   });
 
-  it('accepts any configured key, and reads need none', async () => {
+  it('accepts any configured key, and reads need none', async ({ t }) => {
     const quote = (await t.rest('POST', '/quotes', quoteBody, key('key-two'))).body.result;
     expect(quote.quote_id).toBeTruthy();
     const order = await t.rest('POST', '/orders', orderBody(quote), key('key-one'));
@@ -42,7 +39,7 @@ describe('API_KEYS', () => {
     expect((await t.rest('GET', '/stats')).status).toBe(200);
   });
 
-  it('guards the GraphQL mutations the same way', async () => {
+  it('guards the GraphQL mutations the same way', async ({ t }) => {
     const mutation = `mutation { createQuote(input: { source: { asset: "bitcoin:btc", amount: "10000000" }, destination: { asset: "ethereum:wbtc" } }) { quoteId } }`;
     const anonymous = await t.gql(mutation);
     expect(anonymous.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');

@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seed } from '../prisma/scripts/seed.ts';
+import { seed } from '../prisma/scripts/seed/index.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Database } from '../src/db/database.ts';
 import { EXPORT_COLUMNS } from '../src/rest/export.ts';

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createLogger } from '../src/logger.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { it } from './support/app.ts';
 
 const lines: { level: number; msg: string; [field: string]: unknown }[] = [];
 const sink = new Writable({
@@ -15,14 +15,10 @@ const CREATE_QUOTE = 'mutation ($i: CreateQuoteInput!) { createQuote(input: $i) 
 const ORDERS_FROM = 'query ($f: OrderFilter) { orders(filter: $f) { total } }';
 
 /** A client's mistakes are BAD_REQUEST in the client's own terms, and logged as what they are: not our errors. */
-describe('GraphQL client errors', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ logger: createLogger('info', sink) });
-  });
-  afterAll(() => t.close());
+it.override('appOptions', { logger: createLogger('info', sink) });
 
-  it.each([
+describe('GraphQL client errors', () => {
+  it.for<[string, string, Record<string, unknown>, string | RegExp]>([
     ['a wrong type', 'query ($id: String!) { order(orderId: $id) { orderId } }', { id: 5 }, /^Variable "\$id" got invalid value 5/],
     [
       'a missing variable',
@@ -42,14 +38,14 @@ describe('GraphQL client errors', () => {
       { f: { from: 'yesterday' } },
       /^Variable "\$f" got invalid value "yesterday" at "f\.from"; DateTime cannot represent/,
     ],
-  ])('answers %s in variables with BAD_REQUEST naming the variable and field', async (_what, query, variables, message) => {
+  ])('answers %s in variables with BAD_REQUEST naming the variable and field', async ([_what, query, variables, message], { t }) => {
     const reply = await t.gql(query, variables);
     expect(reply.errors).toHaveLength(1);
     expect(reply.errors![0]!.extensions?.code).toBe('BAD_REQUEST');
     expect(reply.errors![0]!.message).toMatch(message);
   });
 
-  it.each([
+  it.for<[string, Record<string, unknown>, string | RegExp]>([
     [
       'query ($f: OrderFilter) { orders(filter: $f) { total } }',
       { f: { sourceChain: 'mars' } },
@@ -61,19 +57,19 @@ describe('GraphQL client errors', () => {
       'filter.destChain must be a listed chain id',
     ],
     ['query { ordersByUser(userId: "") { total } }', {}, 'userId must not be empty'],
-  ])('names a refused argument as GraphQL spells it: %s', async (query, variables, message) => {
+  ])('names a refused argument as GraphQL spells it: %s', async ([query, variables, message], { t }) => {
     const reply = await t.gql(query, variables);
     expect(reply.errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
     expect(reply.errors?.[0]?.message).toContain(message);
   });
 
-  it('answers a cursor it never issued with BAD_REQUEST', async () => {
+  it('answers a cursor it never issued with BAD_REQUEST', async ({ t }) => {
     const reply = await t.gql('query ($c: String) { ordersConnection(first: 2, after: $c) { edges { cursor } } }', { c: 'garbage' });
     expect(reply.errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
     expect(reply.errors?.[0]?.message).toMatch(/^after and before must be cursors this API returned/);
   });
 
-  it("logs client errors at info, with the client's text in a field and never in the message", async () => {
+  it("logs client errors at info, with the client's text in a field and never in the message", async ({ t }) => {
     lines.length = 0;
     const hostile = 'yesterday\n{"level":60,"msg":"forged"}';
     await t.gql(ORDERS_FROM, { f: { from: hostile } });

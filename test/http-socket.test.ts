@@ -1,9 +1,9 @@
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { createHttpServer } from '../src/http/node-server.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { createTestApp, type TestApp, it } from './support/app.ts';
 import { TEST_DB } from './support/database.ts';
 
 const LIMITS = { headersTimeoutMs: 1_000, requestTimeoutMs: 1_500, keepAliveTimeoutMs: 500, maxRequestsPerSocket: 2 };
@@ -47,11 +47,9 @@ const statusOf = (text: string) => Number(text.slice(9, 12));
 
 /** The HTTP server's socket limits (src/http/node-server.ts), on a real port. Database-independent: PGlite only. */
 describe.skipIf(TEST_DB !== 'pglite')('the socket layer', () => {
-  let t: TestApp;
   let server: Server;
   let port: number;
-  beforeAll(async () => {
-    t = await createTestApp();
+  it.beforeAll(async ({ t }) => {
     server = createHttpServer(t.app, LIMITS);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
@@ -59,7 +57,6 @@ describe.skipIf(TEST_DB !== 'pglite')('the socket layer', () => {
   afterAll(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
-    await t.close();
   });
 
   it('closes a connection that sends nothing, with a 408 envelope, once the headers time out', async () => {

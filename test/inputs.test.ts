@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { CreateOrderSchema } from '../src/domain/orders.ts';
 import { restJsonSchema } from '../src/rest/input.ts';
-import { createTestApp, WATCHER_KEY, type TestApp } from './support/app.ts';
+import { WATCHER_KEY, it } from './support/app.ts';
 import { makeQuote, orderBody } from './support/fixtures.ts';
-
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(() => t.close());
 
 const createOrder = `mutation ($input: CreateOrderInput!) { createOrder(input: $input) { replayed } }`;
 
@@ -23,7 +17,7 @@ function graphqlInput(body: ReturnType<typeof orderBody>) {
 }
 
 describe('one schema per input, named as each client spells it', () => {
-  it('names a field in snake_case over REST and in camelCase over GraphQL', async () => {
+  it('names a field in snake_case over REST and in camelCase over GraphQL', async ({ t }) => {
     const body = orderBody(await makeQuote(t), { commitment_hash: 'not-a-hash' });
     const rest = await t.rest('POST', '/orders', body);
     expect(rest).toMatchObject({
@@ -37,7 +31,7 @@ describe('one schema per input, named as each client spells it', () => {
     });
   });
 
-  it("gives a REST body GraphQL cannot even coerce the schema's message, not GraphQL's", async () => {
+  it("gives a REST body GraphQL cannot even coerce the schema's message, not GraphQL's", async ({ t }) => {
     const body = orderBody(await makeQuote(t), { user_id: 42 });
     expect(await t.rest('POST', '/orders', body)).toMatchObject({ status: 400, body: { result: 'user_id must be a string' } });
     const numberAmount = await t.rest('POST', '/quotes', {
@@ -47,7 +41,7 @@ describe('one schema per input, named as each client spells it', () => {
     expect(numberAmount).toMatchObject({ status: 400, body: { result: 'source.amount must be a positive integer string in base units' } });
   });
 
-  it("answers a value a GraphQL scalar cannot parse as the client's mistake (400), over REST and GraphQL", async () => {
+  it("answers a value a GraphQL scalar cannot parse as the client's mistake (400), over REST and GraphQL", async ({ t }) => {
     const event = { kind: 'create', tx_hash: `0x${'ab'.repeat(32)}`, block_number: {}, timestamp: '2026-01-01T00:00:00Z' };
     const rest = await t.rest('POST', `/intents/${'0'.repeat(64)}/events`, event, { authorization: `Bearer ${WATCHER_KEY}` });
     expect(rest).toMatchObject({ status: 400, body: { result: 'block_number must be a non-negative integer' } });
@@ -57,7 +51,7 @@ describe('one schema per input, named as each client spells it', () => {
     expect(gql.errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
   });
 
-  it('checks a recipient against the chain of its asset, in both spellings', async () => {
+  it('checks a recipient against the chain of its asset, in both spellings', async ({ t }) => {
     const body = orderBody(await makeQuote(t));
     const wrongChain = { ...body, destination: { ...body.destination, recipient: body.source.recipient } };
     const rest = await t.rest('POST', '/orders', wrongChain);

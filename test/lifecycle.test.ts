@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { describe, expect } from 'vitest';
+import { createTestApp, it, type TestApp } from './support/app.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
 import { makeQuote, newSecret, orderBody } from './support/fixtures.ts';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(() => t.close());
-
 /** An order with its secret, created now. */
-async function newOrder(userId = 'lifecycle-user') {
+async function newOrder(t: TestApp, userId = 'lifecycle-user') {
   const { secret, commitmentHash } = newSecret();
   const quote = await makeQuote(t);
   const reply = await t.rest('POST', '/orders', orderBody(quote, { commitment_hash: commitmentHash }, userId));
@@ -19,13 +13,13 @@ async function newOrder(userId = 'lifecycle-user') {
   return { order, secret, src: order.source_intent.swap_id as string, dst: order.destination_intent.swap_id as string };
 }
 
-async function status(orderId: string) {
+async function status(t: TestApp, orderId: string) {
   return (await t.rest('GET', `/orders/${orderId}`)).body.result.status as string;
 }
 
 describe('escrow events move an order through its statuses', () => {
-  it('plays the happy path: pending -> source_created -> destination_created -> destination_claimed -> completed', async () => {
-    const { order, secret, src, dst } = await newOrder();
+  it('plays the happy path: pending -> source_created -> destination_created -> destination_claimed -> completed', async ({ t }) => {
+    const { order, secret, src, dst } = await newOrder(t);
     const steps: [string, unknown, string][] = [
       [src, escrowEvent('create', 100), 'source_created'],
       [dst, escrowEvent('create', 5000), 'destination_created'],
@@ -46,8 +40,8 @@ describe('escrow events move an order through its statuses', () => {
     expect(final.source_intent.commitment).toBe(secret);
   });
 
-  it('keeps the commitment hidden until a claim reveals it', async () => {
-    const { order, src, dst, secret } = await newOrder();
+  it('keeps the commitment hidden until a claim reveals it', async ({ t }) => {
+    const { order, src, dst, secret } = await newOrder(t);
     await postEvent(t, src, escrowEvent('create', 10));
     await postEvent(t, dst, escrowEvent('create', 20));
     const before = (await t.rest('GET', `/orders/${order.order_id}`)).body.result;
@@ -58,60 +52,60 @@ describe('escrow events move an order through its statuses', () => {
     expect(JSON.stringify(before)).not.toContain(secret);
   });
 
-  it('accepts the two escrows in any order: a destination seen first stays pending', async () => {
-    const { order, src, dst } = await newOrder();
+  it('accepts the two escrows in any order: a destination seen first stays pending', async ({ t }) => {
+    const { order, src, dst } = await newOrder(t);
     expect((await postEvent(t, dst, escrowEvent('create', 50))).body.result.status).toBe('pending');
     expect((await postEvent(t, src, escrowEvent('create', 9))).body.result.status).toBe('destination_created');
-    expect(await status(order.order_id)).toBe('destination_created');
+    expect(await status(t, order.order_id)).toBe('destination_created');
   });
 
-  it('completes on a source claim seen before the destination claim', async () => {
-    const { src, dst, secret } = await newOrder();
+  it('completes on a source claim seen before the destination claim', async ({ t }) => {
+    const { src, dst, secret } = await newOrder(t);
     await postEvent(t, src, escrowEvent('create', 1));
     await postEvent(t, dst, escrowEvent('create', 1));
     expect((await postEvent(t, src, escrowEvent('claim', 2, { commitment: secret }))).body.result.status).toBe('completed');
   });
 
-  it('refunds: destination cancelled -> refunding, then source cancelled -> cancelled', async () => {
-    const { src, dst } = await newOrder();
+  it('refunds: destination cancelled -> refunding, then source cancelled -> cancelled', async ({ t }) => {
+    const { src, dst } = await newOrder(t);
     await postEvent(t, src, escrowEvent('create', 1));
     await postEvent(t, dst, escrowEvent('create', 1));
     expect((await postEvent(t, dst, escrowEvent('cancel', 9))).body.result.status).toBe('refunding');
     expect((await postEvent(t, src, escrowEvent('cancel', 9))).body.result.status).toBe('cancelled');
   });
 
-  it('is refunding by the clock once the destination expires unclaimed', async () => {
-    const { order, src, dst } = await newOrder();
+  it('is refunding by the clock once the destination expires unclaimed', async ({ t }) => {
+    const { order, src, dst } = await newOrder(t);
     await postEvent(t, src, escrowEvent('create', 1));
     await postEvent(t, dst, escrowEvent('create', 1));
     t.clock.advance(12 * 3600);
-    expect(await status(order.order_id)).toBe('refunding');
+    expect(await status(t, order.order_id)).toBe('refunding');
     t.clock.advance(-12 * 3600);
   });
 
-  it('a source cancelled after the user claimed the destination is completed', async () => {
-    const { src, dst, secret } = await newOrder();
+  it('a source cancelled after the user claimed the destination is completed', async ({ t }) => {
+    const { src, dst, secret } = await newOrder(t);
     await postEvent(t, src, escrowEvent('create', 1));
     await postEvent(t, dst, escrowEvent('create', 1));
     await postEvent(t, dst, escrowEvent('claim', 2, { commitment: secret }));
     expect((await postEvent(t, src, escrowEvent('cancel', 3))).body.result.status).toBe('completed');
   });
 
-  it('stays expired when the source escrow appears only after the deadline', async () => {
-    const late = await newOrder();
+  it('stays expired when the source escrow appears only after the deadline', async ({ t }) => {
+    const late = await newOrder(t);
     const deadline = new Date(Date.parse(late.order.created_at) + t.config.orderDeadlineSeconds * 1000);
     t.clock.advance(t.config.orderDeadlineSeconds + 60);
     const after = await postEvent(t, late.src, escrowEvent('create', 1, {}, new Date(deadline.getTime() + 30_000)));
     expect(after.body.result.status).toBe('expired');
     // A watcher that lags reports an escrow made in time: that one counts.
-    const onTime = await newOrder();
+    const onTime = await newOrder(t);
     const inTime = new Date(Date.parse(onTime.order.created_at) + 60_000);
     expect((await postEvent(t, onTime.src, escrowEvent('create', 1, {}, inTime))).body.result.status).toBe('source_created');
     t.clock.advance(-(t.config.orderDeadlineSeconds + 60));
   });
 
-  it('treats the same event twice as a no-op', async () => {
-    const { src } = await newOrder();
+  it('treats the same event twice as a no-op', async ({ t }) => {
+    const { src } = await newOrder(t);
     const event = escrowEvent('create', 7);
     const first = await postEvent(t, src, event);
     t.clock.advance(10);
@@ -122,7 +116,7 @@ describe('escrow events move an order through its statuses', () => {
 });
 
 describe('events no chain can produce are refused with 409 and change nothing', () => {
-  it.each([
+  it.for<[string, (o: Awaited<ReturnType<typeof newOrder>>) => Promise<unknown[][]>]>([
     [
       'a claim before its create',
       async (o: Awaited<ReturnType<typeof newOrder>>) => [[o.src, escrowEvent('claim', 5, { commitment: o.secret })]],
@@ -165,8 +159,8 @@ describe('events no chain can produce are refused with 409 and change nothing', 
         [o.src, escrowEvent('claim', 6, { commitment: newSecret().secret })],
       ],
     ],
-  ])('%s', async (_name, build) => {
-    const o = await newOrder();
+  ])('%s', async ([_name, build], { t }) => {
+    const o = await newOrder(t);
     const events = await build(o);
     const last = events.pop()!;
     for (const [swapId, event] of events) expect((await postEvent(t, swapId as string, event)).status).toBe(200);
@@ -180,8 +174,8 @@ describe('events no chain can produce are refused with 409 and change nothing', 
 });
 
 describe('ingestion endpoint', () => {
-  it('needs the watcher key (401), checks the body (400) and the swap id (404)', async () => {
-    const { src } = await newOrder();
+  it('needs the watcher key (401), checks the body (400) and the swap id (404)', async ({ t }) => {
+    const { src } = await newOrder(t);
     expect((await postEvent(t, src, escrowEvent('create', 1), 'wrong-key')).status).toBe(401);
     expect((await t.rest('POST', `/intents/${src}/events`, escrowEvent('create', 1))).status).toBe(401);
     const bad = await postEvent(t, src, { ...escrowEvent('create', 1), block_number: -1 });
@@ -194,8 +188,8 @@ describe('ingestion endpoint', () => {
     expect((await postEvent(t, 'nope', escrowEvent('create', 1))).status).toBe(404);
   });
 
-  it('is the recordEscrowEvent mutation in GraphQL, with the same key rule', async () => {
-    const { src } = await newOrder();
+  it('is the recordEscrowEvent mutation in GraphQL, with the same key rule', async ({ t }) => {
+    const { src } = await newOrder(t);
     const mutation = `mutation ($input: RecordEscrowEventInput!) { recordEscrowEvent(input: $input) { status } }`;
     const input = { swapId: src, kind: 'CREATE', txHash: `0x${'ab'.repeat(32)}`, blockNumber: 3, timestamp: '2026-01-01T00:00:00Z' };
     const anonymous = await t.gql(mutation, { input });

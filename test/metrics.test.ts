@@ -1,8 +1,11 @@
 import { createServer } from 'node:http';
 import { getMetricsFromIterator, type PromMetrics } from 'prom2javascript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { buildSchema } from 'graphql';
+import { deprecatesFields } from '../src/app.ts';
 import { serveMetricsOnPort } from '../src/http/metrics.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { schema } from '../src/schema/index.ts';
+import { createTestApp, type TestApp, it } from './support/app.ts';
 import { TEST_DB } from './support/database.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
 import { makeQuote, newSecret, orderBody } from './support/fixtures.ts';
@@ -35,13 +38,7 @@ function sample(metrics: PromMetrics, name: string, labels: Record<string, strin
 }
 
 describe('GET /metrics', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
-
-  it('counts REST requests per route pattern with latency, and errors by code', async () => {
+  it('counts REST requests per route pattern with latency, and errors by code', async ({ t }) => {
     const before = await scrape(t);
     const was = (labels: Record<string, string>) => sample(before, 'orderbook_http_request_duration_seconds', labels) ?? 0;
     const missing = { method: 'GET', route: '/orders/:orderId', status_code: '404' };
@@ -64,7 +61,7 @@ describe('GET /metrics', () => {
     expect(routes.some((route) => route?.includes('aaaa'))).toBe(false);
   });
 
-  it('counts GraphQL operations by name, and GraphQL errors by code', async () => {
+  it('counts GraphQL operations by name, and GraphQL errors by code', async ({ t }) => {
     const before = await scrape(t);
     const op = { operationName: 'ChainIds', operationType: 'query' };
     const ran = sample(before, 'graphql_envelop_request_duration', op) ?? 0;
@@ -78,7 +75,15 @@ describe('GET /metrics', () => {
     expect(sample(after, 'orderbook_errors_total', { api: 'graphql', code: 'NOT_FOUND' })).toBe(gqlNotFound + 1);
   });
 
-  it('counts stats cache hits and misses', async () => {
+  it('counts deprecated fields only for a schema that deprecates one (the count walks every document)', async ({ t }) => {
+    const deprecating = buildSchema('type Query { old: Int @deprecated(reason: "use new") new: Int }');
+    expect(deprecatesFields(deprecating)).toBe(true);
+    expect(deprecatesFields(buildSchema('type Query { new: Int } enum E { A B @deprecated }'))).toBe(true);
+    expect(deprecatesFields(schema)).toBe(false);
+    expect(await (await t.app.fetch('http://test/metrics')).text()).not.toContain('graphql_envelop_deprecated_field');
+  });
+
+  it('counts stats cache hits and misses', async ({ t }) => {
     await t.statsCache.clear();
     const before = await scrape(t);
     const hits = sample(before, 'orderbook_stats_cache_requests_total', { result: 'hit' }) ?? 0;
@@ -90,7 +95,7 @@ describe('GET /metrics', () => {
     expect(sample(after, 'orderbook_stats_cache_requests_total', { result: 'hit' })).toBe(hits + 1);
   });
 
-  it('reports the relayer queue depth and each claim outcome', async () => {
+  it('reports the relayer queue depth and each claim outcome', async ({ t }) => {
     const { secret, commitmentHash } = newSecret();
     const quote = await makeQuote(t);
     const order = (await t.rest('POST', '/orders', orderBody(quote, { commitment_hash: commitmentHash }))).body.result;
@@ -111,7 +116,7 @@ describe('GET /metrics', () => {
     expect(sample(after, 'orderbook_relayer_queue_depth')).toBe(depth);
   });
 
-  it('counts open subscriptions', async () => {
+  it('counts open subscriptions', async ({ t }) => {
     const open = async () => sample(await scrape(t), 'orderbook_graphql_subscriptions');
     const before = await open();
     // Over a real socket: closing it is how a client leaves an SSE subscription.
@@ -132,7 +137,7 @@ describe('GET /metrics', () => {
     server.close();
   });
 
-  it('has the process metrics, and the database pool on PostgreSQL', async () => {
+  it('has the process metrics, and the database pool on PostgreSQL', async ({ t }) => {
     const families = await scrape(t);
     expect(sample(families, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
     expect(families.nodejs_eventloop_lag_seconds).toBeDefined();

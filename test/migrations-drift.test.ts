@@ -6,7 +6,7 @@ import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { readMigrations } from '../src/db/migrate.ts';
-import { diffDatabaseToSchema, loadSchemaEngine } from '../prisma/scripts/schema-engine.ts';
+import { diffDatabaseToSchema, loadSchemaEngine, withoutPartitioning } from '../prisma/scripts/schema-engine.ts';
 import { createDatabase, type TestPostgresDatabase } from './support/postgres-setup.ts';
 
 /**
@@ -15,6 +15,11 @@ import { createDatabase, type TestPostgresDatabase } from './support/postgres-se
  * introspects the migrated database and diffs it against the schema; an empty diff means no drift.
  * Runs once (in the PGlite project); the PostgreSQL part makes a throwaway database of its own.
  */
+
+/** The diff with the partitioning difference taken out: '' when nothing else differs. */
+function drift(diff: string): string {
+  return withoutPartitioning(diff) ?? `the partitioning difference is missing from:\n${diff}`;
+}
 
 const SCHEMA_PATH = fileURLToPath(new URL('../prisma/schema.prisma', import.meta.url));
 const MIGRATIONS_DIR = fileURLToPath(new URL('../prisma/migrations/', import.meta.url));
@@ -46,7 +51,7 @@ describe('committed migrations vs prisma/schema.prisma', () => {
     test(
       'the migrations build exactly the schema',
       async () => {
-        expect(await diffDatabaseToSchema({ adapterFactory: new PrismaPGlite(pglite), schemaPath: SCHEMA_PATH })).toBe('');
+        expect(drift(await diffDatabaseToSchema({ adapterFactory: new PrismaPGlite(pglite), schemaPath: SCHEMA_PATH }))).toBe('');
       },
       TIMEOUT,
     );
@@ -56,7 +61,8 @@ describe('committed migrations vs prisma/schema.prisma', () => {
       async () => {
         await pglite.exec('ALTER TABLE orders DROP COLUMN fee_bips');
         const diff = await diffDatabaseToSchema({ adapterFactory: new PrismaPGlite(pglite), schemaPath: SCHEMA_PATH });
-        expect(diff).toMatch(/ALTER TABLE "orders" ADD COLUMN\s+"fee_bips" INTEGER NOT NULL/);
+        // Prisma folds the column into the orders table's statement, so the partitioning difference shows changed.
+        expect(drift(diff)).toMatch(/ADD COLUMN\s+"fee_bips" INTEGER NOT NULL/);
       },
       TIMEOUT,
     );
@@ -84,7 +90,7 @@ describe('committed migrations vs prisma/schema.prisma', () => {
       'the migrations build exactly the schema',
       async () => {
         const adapterFactory = new PrismaPg({ connectionString: url() });
-        expect(await diffDatabaseToSchema({ adapterFactory, schemaPath: SCHEMA_PATH })).toBe('');
+        expect(drift(await diffDatabaseToSchema({ adapterFactory, schemaPath: SCHEMA_PATH }))).toBe('');
       },
       TIMEOUT,
     );
@@ -101,7 +107,8 @@ describe('committed migrations vs prisma/schema.prisma', () => {
         }
         const adapterFactory = new PrismaPg({ connectionString: url() });
         const diff = await diffDatabaseToSchema({ adapterFactory, schemaPath: SCHEMA_PATH });
-        expect(diff).toMatch(/ALTER TABLE "orders" ADD COLUMN\s+"fee_bips" INTEGER NOT NULL/);
+        // Prisma folds the column into the orders table's statement, so the partitioning difference shows changed.
+        expect(drift(diff)).toMatch(/ADD COLUMN\s+"fee_bips" INTEGER NOT NULL/);
       },
       TIMEOUT,
     );

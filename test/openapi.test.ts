@@ -1,20 +1,17 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { openApiPath } from '../src/rest/openapi.ts';
 import { routes } from '../src/rest/routes.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { it } from './support/app.ts';
 
 describe('GET /openapi.json', () => {
-  let t: TestApp;
   // biome-ignore lint/suspicious/noExplicitAny: the parsed document is walked freely here; the validator checks its shape
   let spec: any;
-  beforeAll(async () => {
-    t = await createTestApp();
+  it.beforeAll(async ({ t }) => {
     const response = await t.app.fetch('http://test/openapi.json');
     expect(response.headers.get('content-type')).toContain('application/json');
     spec = await response.json();
   });
-  afterAll(() => t.close());
 
   it('is a valid OpenAPI 3.1 document (an independent validator)', async () => {
     const result = await new Validator().validate(spec);
@@ -55,7 +52,7 @@ describe('GET /openapi.json', () => {
     expect(event.properties.kind.enum.sort()).toEqual(['cancel', 'claim', 'create']);
   });
 
-  it('checks each response the suite receives: a body off the schema fails the call', async () => {
+  it('checks each response the suite receives: a body off the schema fails the call', async ({ t }) => {
     // The support's REST helper validates every answer; one that does not match must throw.
     const { checkAgainstOpenApi } = await import('./support/openapi.ts');
     expect(() => checkAgainstOpenApi('GET', '/assets', 200, 'application/json', { status: 'Success', result: [{ id: 1 }] })).toThrow(

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { describe, expect } from 'vitest';
+import { createTestApp, it } from './support/app.ts';
 import { makeQuote, newSecret, orderBody, USER_BTC, USER_EVM } from './support/fixtures.ts';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(() => t.close());
-
 describe('POST /orders', () => {
-  it('creates an order from a quote with the contract mapping', async () => {
+  it('creates an order from a quote with the contract mapping', async ({ t }) => {
     const quote = await makeQuote(t);
     const body = orderBody(quote);
     const reply = await t.rest('POST', '/orders', body);
@@ -50,7 +44,7 @@ describe('POST /orders', () => {
     expect(consumed.body.result.consumed_by).toBe(order.order_id);
   });
 
-  it('replays an identical request with 200 and the same order, even after expiry, after normalisation', async () => {
+  it('replays an identical request with 200 and the same order, even after expiry, after normalisation', async ({ t }) => {
     const quote = await makeQuote(t, { source: 'ethereum:wbtc', destination: 'bitcoin:btc', amount: '5000000' });
     const body = orderBody(quote);
     const first = await t.rest('POST', '/orders', body);
@@ -65,7 +59,7 @@ describe('POST /orders', () => {
     expect(again.body.result.order_id).toBe(first.body.result.order_id);
   });
 
-  it('refuses a different request on a consumed quote with 409', async () => {
+  it('refuses a different request on a consumed quote with 409', async ({ t }) => {
     const quote = await makeQuote(t);
     expect((await t.rest('POST', '/orders', orderBody(quote))).status).toBe(201);
     const other = await t.rest('POST', '/orders', orderBody(quote, {}, 'user-2'));
@@ -73,7 +67,7 @@ describe('POST /orders', () => {
     expect(other.body).toEqual({ status: 'Error', result: expect.stringContaining('quote_id') });
   });
 
-  it('answers 404 for an unknown quote and 410 for an expired one', async () => {
+  it('answers 404 for an unknown quote and 410 for an expired one', async ({ t }) => {
     const quote = await makeQuote(t);
     const unknown = await t.rest('POST', '/orders', orderBody(quote, { quote_id: 'q_doesnotexist' }));
     expect(unknown.status).toBe(404);
@@ -83,7 +77,7 @@ describe('POST /orders', () => {
     expect(expired.body.result).toContain('expired');
   });
 
-  it('answers 422 when the request does not match its quote', async () => {
+  it('answers 422 when the request does not match its quote', async ({ t }) => {
     const quote = await makeQuote(t);
     const body = orderBody(quote);
     const cases = [
@@ -99,7 +93,7 @@ describe('POST /orders', () => {
     expect((await t.rest('POST', '/orders', body)).status).toBe(201);
   });
 
-  it('refuses a reused commitment hash with 409', async () => {
+  it('refuses a reused commitment hash with 409', async ({ t }) => {
     const { commitmentHash } = newSecret();
     const q1 = await makeQuote(t);
     const q2 = await makeQuote(t);
@@ -111,7 +105,7 @@ describe('POST /orders', () => {
     expect((await t.rest('POST', '/orders', orderBody(q2))).status).toBe(201);
   });
 
-  it.each([
+  it.for<[Record<string, unknown>, string]>([
     [{ user_id: undefined }, 'user_id is required'],
     [{ user_id: 42 }, 'user_id must be a string'],
     [{ user_id: 'a\u0000b' }, 'user_id must not contain control characters'],
@@ -120,7 +114,7 @@ describe('POST /orders', () => {
     [{ destination: undefined }, 'destination must be an object'],
     [{ commitment_hash: 'abc' }, 'commitment_hash must be 32 bytes of hex'],
     [{ commitment_hash: undefined }, 'commitment_hash is required'],
-  ])('400 for %j', async (override, message) => {
+  ])('400 for %j', async ([override, message], { t }) => {
     const quote = await makeQuote(t);
     const body = { ...orderBody(quote), ...override };
     const reply = await t.rest('POST', '/orders', body);
@@ -129,7 +123,7 @@ describe('POST /orders', () => {
     expect(reply.body.result).toContain(message);
   });
 
-  it.each([
+  it.for<[string, string, unknown, string]>([
     ['source', 'amount', '', 'source.amount must be a positive integer string in base units'],
     ['source', 'amount', 1000, 'source.amount must be a positive integer string in base units'],
     ['source', 'amount', '0x10', 'source.amount must be a positive integer string in base units'],
@@ -138,7 +132,7 @@ describe('POST /orders', () => {
     ['source', 'recipient', 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx', 'source.recipient must be a valid'],
     ['destination', 'recipient', `0x${'5A'.repeat(19)}5a`, 'destination.recipient must be a valid'],
     ['destination', 'asset', 'no-colon', 'destination.asset must be an asset id'],
-  ])('400 for %s.%s = %j', async (leg, field, value, message) => {
+  ])('400 for %s.%s = %j', async ([leg, field, value, message], { t }) => {
     const quote = await makeQuote(t);
     const body = orderBody(quote) as unknown as Record<string, Record<string, unknown>>;
     body[leg] = { ...body[leg], [field]: value };
@@ -147,13 +141,13 @@ describe('POST /orders', () => {
     expect(reply.body.result).toContain(message);
   });
 
-  it('checks shape before the quote: a bad field on an unknown quote is still a 400', async () => {
+  it('checks shape before the quote: a bad field on an unknown quote is still a 400', async ({ t }) => {
     const quote = await makeQuote(t);
     const reply = await t.rest('POST', '/orders', orderBody(quote, { quote_id: 'q_unknown', commitment_hash: 'zz' }));
     expect(reply.status).toBe(400);
   });
 
-  it('consumes a quote exactly once under concurrent creates', async () => {
+  it('consumes a quote exactly once under concurrent creates', async ({ t }) => {
     const quote = await makeQuote(t);
     const attempts = 25;
     const replies = await Promise.all(
@@ -169,7 +163,7 @@ describe('POST /orders', () => {
     expect(stored.body.result.consumed_by).toBe(winner.order_id);
   });
 
-  it('concurrent identical replays all get the one order', async () => {
+  it('concurrent identical replays all get the one order', async ({ t }) => {
     const quote = await makeQuote(t);
     const body = orderBody(quote);
     const replies = await Promise.all(Array.from({ length: 10 }, () => t.rest('POST', '/orders', body)));
@@ -181,7 +175,7 @@ describe('POST /orders', () => {
 });
 
 describe('createOrder mutation', () => {
-  it('creates through GraphQL and reports domain errors with extensions.code', async () => {
+  it('creates through GraphQL and reports domain errors with extensions.code', async ({ t }) => {
     const quote = await makeQuote(t);
     const body = orderBody(quote);
     const mutation = /* GraphQL */ `

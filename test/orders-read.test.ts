@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type Json, type TestApp } from './support/app.ts';
+import { describe, expect } from 'vitest';
+import { type Json, it } from './support/app.ts';
 import { makeOrder } from './support/fixtures.ts';
 
-let t: TestApp;
 const queries: string[] = [];
 const created: Json[] = [];
 
-beforeAll(async () => {
-  t = await createTestApp({ onQuery: (sql) => queries.push(sql) });
+it.override('appOptions', { onQuery: (sql) => queries.push(sql) });
+it.beforeAll(async ({ t }) => {
   // 7 orders for alice, 3 for bob, on two pairs, one second apart so the order is unambiguous.
   for (let i = 0; i < 10; i++) {
     const pair = i % 2 === 0 ? {} : { source: 'ethereum:usdc', destination: 'base:usdc', amount: '50000000' };
@@ -15,12 +14,11 @@ beforeAll(async () => {
     t.clock.advance(1);
   }
 });
-afterAll(() => t.close());
 
 const newestFirst = () => [...created].reverse().map((o) => o.order_id);
 
 describe('GET /orders', () => {
-  it('pages newest first with totals', async () => {
+  it('pages newest first with totals', async ({ t }) => {
     const reply = await t.rest('GET', '/orders?page=2&limit=3');
     expect(reply.status).toBe(200);
     const page = reply.body.result;
@@ -29,14 +27,14 @@ describe('GET /orders', () => {
     expect(page.data[0].source_intent.swap_id).toBeTruthy();
   });
 
-  it('defaults to page 1, limit 20, and answers a page past the end with empty data', async () => {
+  it('defaults to page 1, limit 20, and answers a page past the end with empty data', async ({ t }) => {
     const first = (await t.rest('GET', '/orders')).body.result;
     expect(first).toMatchObject({ page: 1, limit: 20, total: 10, total_pages: 1 });
     const past = (await t.rest('GET', '/orders?page=9&limit=5')).body.result;
     expect(past).toEqual({ data: [], page: 9, limit: 5, total: 10, total_pages: 2 });
   });
 
-  it('filters by status, chains, asset and time', async () => {
+  it('filters by status, chains, asset and time', async ({ t }) => {
     const byChain = (await t.rest('GET', '/orders?source_chain=ethereum&dest_chain=base')).body.result;
     expect(byChain.total).toBe(5);
     const byAsset = (await t.rest('GET', '/orders?asset=ethereum:wbtc')).body.result;
@@ -50,7 +48,7 @@ describe('GET /orders', () => {
     expect(windowed.total).toBe(4);
   });
 
-  it('derives expired from the clock once the deadline passes', async () => {
+  it('derives expired from the clock once the deadline passes', async ({ t }) => {
     t.clock.advance(t.config.orderDeadlineSeconds);
     const expired = (await t.rest('GET', '/orders?status=expired&limit=1')).body.result;
     expect(expired.total).toBe(10);
@@ -58,7 +56,7 @@ describe('GET /orders', () => {
     t.clock.advance(-t.config.orderDeadlineSeconds);
   });
 
-  it.each([
+  it.for<[string, string]>([
     ['page=0', 'page must be an integer >= 1'],
     ['page=abc', 'page must be an integer >= 1'],
     ['page=1.5', 'page must be an integer >= 1'],
@@ -68,19 +66,19 @@ describe('GET /orders', () => {
     ['source_chain=mars', 'source_chain must be a listed chain'],
     ['asset=bitcoin:doge', 'asset must be a listed asset'],
     ['from=yesterday', 'from must be an ISO 8601 timestamp'],
-  ])('400 for ?%s', async (query, message) => {
+  ])('400 for ?%s', async ([query, message], { t }) => {
     const reply = await t.rest('GET', `/orders?${query}`);
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ status: 'Error', result: expect.stringContaining(message) });
   });
 
-  it('ignores unknown query parameters', async () => {
+  it('ignores unknown query parameters', async ({ t }) => {
     expect((await t.rest('GET', '/orders?colour=blue')).status).toBe(200);
   });
 });
 
 describe('GET /orders/user/{user_id} and /orders/{order_id}', () => {
-  it("lists one user's orders", async () => {
+  it("lists one user's orders", async ({ t }) => {
     const page = (await t.rest('GET', '/orders/user/alice?limit=5')).body.result;
     expect(page).toMatchObject({ total: 7, total_pages: 2, limit: 5 });
     expect(page.data.every((o: { user_id: string }) => o.user_id === 'alice')).toBe(true);
@@ -94,7 +92,7 @@ describe('GET /orders/user/{user_id} and /orders/{order_id}', () => {
     expect(gqlNul.errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
   });
 
-  it('404s unknown and impossible order ids', async () => {
+  it('404s unknown and impossible order ids', async ({ t }) => {
     expect((await t.rest('GET', `/orders/${'0'.repeat(64)}`)).status).toBe(404);
     const impossible = await t.rest('GET', '/orders/not-an-id');
     expect(impossible.status).toBe(404);
@@ -115,7 +113,7 @@ describe('GraphQL reads', () => {
       }
     }`;
 
-  it('costs a constant number of SQL queries for a page, whatever its size', async () => {
+  it('costs a constant number of SQL queries for a page, whatever its size', async ({ t }) => {
     queries.length = 0;
     const small = await t.gql(PAGE, { limit: 1 });
     const smallCount = queries.length;
@@ -137,7 +135,7 @@ describe('GraphQL reads', () => {
     expect(queries.length).toBeLessThan(bigCount);
   });
 
-  it('finds a status page by its ids first, then loads those rows', async () => {
+  it('finds a status page by its ids first, then loads those rows', async ({ t }) => {
     queries.length = 0;
     const reply = await t.rest('GET', '/orders?status=pending,expired&limit=3');
     expect(reply.body.result.data.map((o: { order_id: string }) => o.order_id)).toEqual(newestFirst().slice(0, 3));
@@ -147,19 +145,29 @@ describe('GraphQL reads', () => {
     expect(orderQueries[1]).toMatch(/FROM orders WHERE id = ANY/);
   });
 
-  it('reads a relation only when the query asks for it', async () => {
+  it('reads a relation only when the query asks for it', async ({ t }) => {
     queries.length = 0;
     const reply = await t.gql(`{ orders(limit: 5) { data { orderId status sourceIntent { chain amount } } } }`);
     expect(reply.errors).toBeUndefined();
     expect(reply.data.orders.data[0].sourceIntent.amount).toMatch(/^\d+$/);
-    // One batch for the source intents, none for the destination intents nobody asked for.
-    expect(queries.filter((q) => /FROM intents/.test(q))).toHaveLength(1);
+    // The page's rows come with both intents, joined in the statement that reads them: no second query.
+    const reads = queries.filter((q) => /intents/.test(q));
+    expect(reads).toHaveLength(1);
+    expect(reads[0]).toMatch(/FROM \(SELECT .* FROM orders .*\) o\s+JOIN intents s ON/s);
     queries.length = 0;
     await t.gql(`{ orders(limit: 5) { data { orderId } } }`);
     expect(queries.filter((q) => /intents/.test(q))).toEqual([]);
+    // Asked for through a fragment, they are found too; a user's page is then one statement in all.
+    queries.length = 0;
+    const viaFragment = await t.gql(
+      `{ ordersByUser(userId: "alice", limit: 2) { data { ...O } } } fragment O on Order { destinationIntent { chain } }`,
+    );
+    expect(viaFragment.data.ordersByUser.data[0].destinationIntent.chain).toBeTruthy();
+    expect(queries).toHaveLength(1);
+    expect(queries[0]).toMatch(/JOIN intents d ON/);
   });
 
-  it('pages with keyset cursors through ordersConnection', async () => {
+  it('pages with keyset cursors through ordersConnection', async ({ t }) => {
     const query = /* GraphQL */ `
       query ($after: String) {
         ordersConnection(first: 4, after: $after) {
@@ -180,7 +188,7 @@ describe('GraphQL reads', () => {
     expect(seen).toEqual(newestFirst());
   });
 
-  it('pages backwards and forwards from any cursor, ties on created_at included', async () => {
+  it('pages backwards and forwards from any cursor, ties on created_at included', async ({ t }) => {
     const all = await t.gql(`{ ordersConnection(first: 100) { edges { cursor node { orderId } } } }`);
     const edges = all.data.ordersConnection.edges as { cursor: string; node: { orderId: string } }[];
     const ids = edges.map((e) => e.node.orderId);
@@ -202,12 +210,61 @@ describe('GraphQL reads', () => {
     }
   });
 
-  it('caps connection pages at 100', async () => {
+  it("pages one user's filtered orders with keyset cursors, both ways", async ({ t }) => {
+    const expected = [...created]
+      .reverse()
+      .filter((o) => o.user_id === 'alice' && o.source_intent.chain === 'ethereum')
+      .map((o) => o.order_id);
+    expect(expected.length).toBeGreaterThan(2);
+    const page = (args: string) =>
+      t.gql(`{ ordersConnection(${args}, userId: "alice", filter: { sourceChain: "ethereum" }) {
+        edges { cursor node { orderId } } pageInfo { hasNextPage } } }`);
+    const first = (await page('first: 2')).data.ordersConnection;
+    expect(first.edges.map((e: Json) => e.node.orderId)).toEqual(expected.slice(0, 2));
+    expect(first.pageInfo.hasNextPage).toBe(true);
+    const rest = (await page(`first: 100, after: "${first.edges[1].cursor}"`)).data.ordersConnection;
+    expect(rest.edges.map((e: Json) => e.node.orderId)).toEqual(expected.slice(2));
+    const back = (await page(`last: 1, before: "${rest.edges[0].cursor}"`)).data.ordersConnection;
+    expect(back.edges.map((e: Json) => e.node.orderId)).toEqual([expected[1]]);
+  });
+
+  it("reads a user's page and the user's total in one statement, whatever is asked", async ({ t }) => {
+    for (const [query, expected] of [
+      [`{ ordersByUser(userId: "bob") { total totalPages } }`, { total: 3, totalPages: 1 }],
+      [`{ ordersByUser(userId: "alice", limit: 2) { total data { orderId sourceIntent { chain } } } }`, { total: 7 }],
+    ] as const) {
+      queries.length = 0;
+      const reply = await t.gql(query);
+      expect(reply.data.ordersByUser).toMatchObject(expected);
+      expect(queries).toHaveLength(1);
+      expect(queries[0]).toMatch(/count\(\*\) FROM orders WHERE user_id/);
+    }
+    // Past the end no row carries the count: it is read on its own.
+    queries.length = 0;
+    const past = await t.gql(`{ ordersByUser(userId: "bob", page: 9) { total data { orderId } } }`);
+    expect(past.data.ordersByUser).toEqual({ total: 3, data: [] });
+    expect(queries).toHaveLength(2);
+  });
+
+  it('refuses a forged cursor as a bad request, and still reads a cursor whose time is text', async ({ t }) => {
+    const cursor = (chunk: string) => Buffer.from(`GPC:${chunk}`).toString('base64');
+    const page = (after: string) =>
+      t.gql(`query ($a: String) { ordersConnection(first: 2, after: $a) { edges { node { orderId } } } }`, { a: after });
+    for (const forged of [cursor('T:["D:abc","S:x"]'), cursor('T:["N:5","S:x"]'), cursor('T:["D:0","N:7"]')]) {
+      expect((await page(forged)).errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
+    }
+    const ids = newestFirst();
+    const third = created.find((o) => o.order_id === ids[2]);
+    const legacy = cursor(`J:${JSON.stringify([third.created_at, third.order_id])}`);
+    expect((await page(legacy)).data.ordersConnection.edges.map((e: Json) => e.node.orderId)).toEqual(ids.slice(3, 5));
+  });
+
+  it('caps connection pages at 100', async ({ t }) => {
     const reply = await t.gql(`{ ordersConnection(first: 101) { edges { cursor } } }`);
     expect(reply.errors?.[0]).toMatchObject({ message: 'first must be from 0 to 100', extensions: { code: 'BAD_REQUEST' } });
   });
 
-  it("reads one order and one user's page", async () => {
+  it("reads one order and one user's page", async ({ t }) => {
     const id = created[0].order_id;
     const one = await t.gql(`query ($id: String!) { order(orderId: $id) { orderId userId status } }`, { id });
     expect(one.data.order).toEqual({ orderId: id, userId: 'alice', status: 'PENDING' });

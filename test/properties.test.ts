@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WATCHER_KEY, createTestApp, type TestApp } from './support/app.ts';
+import { describe, expect } from 'vitest';
+import { WATCHER_KEY, it } from './support/app.ts';
 import { makeQuote, newSecret, orderBody, USER_BTC, USER_EVM } from './support/fixtures.ts';
 
 /**
@@ -11,13 +11,10 @@ const RUNS = Number(process.env.FC_RUNS ?? 1000);
 const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : Date.now() % 2 ** 31;
 console.log(`fast-check seed ${seed} (replay with FC_SEED=${seed}), ${RUNS} runs per endpoint`);
 
-let t: TestApp;
 let swapId: string;
-beforeAll(async () => {
-  t = await createTestApp();
+it.beforeAll(async ({ t }) => {
   swapId = (await t.rest('POST', '/orders', orderBody(await makeQuote(t)))).body.result.source_intent.swap_id;
 });
-afterAll(() => t.close());
 
 /** Arbitrary JSON, with the keys our endpoints read mixed in so bodies reach deep into the checks. */
 const keys = fc.constantFrom(
@@ -56,22 +53,18 @@ const json = fc.letrec((tie) => ({
 const ENDPOINTS = ['/quotes', '/orders', '/relayer/claims', 'EVENTS'] as const;
 
 describe('any JSON body to any write endpoint', () => {
-  it.each(ENDPOINTS)(
-    '%s answers a valid envelope and never a 5xx',
-    async (endpoint) => {
-      await fc.assert(
-        fc.asyncProperty(json, async (body) => {
-          const path = endpoint === 'EVENTS' ? `/intents/${swapId}/events` : endpoint;
-          const reply = await t.rest('POST', path, JSON.stringify(body), { authorization: `Bearer ${WATCHER_KEY}` });
-          expect(reply.status).toBeLessThan(500);
-          expect(reply.body).toEqual({ status: expect.stringMatching(/^(Success|Error)$/), result: expect.anything() });
-          if (reply.status >= 400) expect(typeof reply.body.result).toBe('string');
-        }),
-        { numRuns: RUNS, seed, verbose: 1 },
-      );
-    },
-    300_000,
-  );
+  it.for(ENDPOINTS)('%s answers a valid envelope and never a 5xx', { timeout: 300_000 }, async (endpoint, { t }) => {
+    await fc.assert(
+      fc.asyncProperty(json, async (body) => {
+        const path = endpoint === 'EVENTS' ? `/intents/${swapId}/events` : endpoint;
+        const reply = await t.rest('POST', path, JSON.stringify(body), { authorization: `Bearer ${WATCHER_KEY}` });
+        expect(reply.status).toBeLessThan(500);
+        expect(reply.body).toEqual({ status: expect.stringMatching(/^(Success|Error)$/), result: expect.anything() });
+        if (reply.status >= 400) expect(typeof reply.body.result).toBe('string');
+      }),
+      { numRuns: RUNS, seed, verbose: 1 },
+    );
+  });
 });
 
 /** What the contract accepts as a user id: printable text, not blank, at most 128 characters. */
@@ -81,7 +74,7 @@ const validUserId = fc
   .filter((s) => s.length <= 128 && s.trim() !== '' && !/[\u0000-\u001f\u007f]/.test(s));
 
 describe('any valid create', () => {
-  it('succeeds and reads back identically', async () => {
+  it('succeeds and reads back identically', async ({ t }) => {
     const assets = (await t.rest('GET', '/assets')).body.result as { id: string; min_amount: string; max_amount: string }[];
     const mainnet = assets.filter((a) => /^(bitcoin|ethereum|arbitrum|base):/.test(a.id));
     const pair = fc.tuple(fc.constantFrom(...mainnet), fc.constantFrom(...mainnet)).filter(([a, b]) => a.id !== b.id);

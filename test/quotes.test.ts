@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { describe, expect } from 'vitest';
+import { it } from './support/app.ts';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp({ env: { QUOTE_TTL_SECONDS: '90' } });
-});
-afterAll(() => t.close());
+it.override('appOptions', { env: { QUOTE_TTL_SECONDS: '90' } });
 
 describe('registry', () => {
-  it('lists chains and assets with the contract fields', async () => {
+  it('lists chains and assets with the contract fields', async ({ t }) => {
     const chains = await t.rest('GET', '/chains');
     expect(chains.status).toBe(200);
     const ids = chains.body.result.map((c: { id: string }) => c.id);
@@ -26,7 +22,7 @@ describe('registry', () => {
 });
 
 describe('POST /quotes', () => {
-  it('prices a quote exactly, rounding down, with the configured lifetime', async () => {
+  it('prices a quote exactly, rounding down, with the configured lifetime', async ({ t }) => {
     const assets = (await t.rest('GET', '/assets')).body.result as { id: string; price_usd: string; decimals: number }[];
     const btc = assets.find((a) => a.id === 'bitcoin:btc')!;
     const usdc = assets.find((a) => a.id === 'ethereum:usdc')!;
@@ -60,7 +56,7 @@ describe('POST /quotes', () => {
     expect(read.body.result).toEqual(quote);
   });
 
-  it.each([
+  it.for<[Record<string, unknown>, number, string]>([
     [{ destination: { asset: 'ethereum:usdc' } }, 400, 'source must be an object'],
     [{ source: { asset: 'bitcoin:btc', amount: 1 }, destination: { asset: 'ethereum:usdc' } }, 400, 'source.amount'],
     [{ source: { asset: 'bitcoin:btc', amount: '1' } }, 400, 'destination must be an object'],
@@ -69,19 +65,19 @@ describe('POST /quotes', () => {
     [{ source: { asset: 'bitcoin:btc', amount: '100000' }, destination: { asset: 'bitcoin:btc' } }, 422, 'must differ'],
     [{ source: { asset: 'bitcoin:btc', amount: '100000' }, destination: { asset: 'bitcoin_testnet:btc' } }, 422, 'mainnet'],
     [{ source: { asset: 'bitcoin:btc', amount: '1' }, destination: { asset: 'ethereum:usdc' } }, 422, 'between'],
-  ])('refuses %j with %i', async (body, status, message) => {
+  ])('refuses %j with %i', async ([body, status, message], { t }) => {
     const reply = await t.rest('POST', '/quotes', body);
     expect(reply.status).toBe(status);
     expect(reply.body.status).toBe('Error');
     expect(reply.body.result).toContain(message);
   });
 
-  it('404s an unknown quote, including ids that cannot exist', async () => {
+  it('404s an unknown quote, including ids that cannot exist', async ({ t }) => {
     expect((await t.rest('GET', '/quotes/q_nope')).status).toBe(404);
     expect((await t.rest('GET', '/quotes/%E2%9C%93')).status).toBe(404);
   });
 
-  it('is the same resolver in GraphQL', async () => {
+  it('is the same resolver in GraphQL', async ({ t }) => {
     const reply = await t.gql(
       `mutation { createQuote(input: { source: { asset: "ethereum:wbtc", amount: "100000" }, destination: { asset: "arbitrum:wbtc" } }) { quoteId destination { amount } } }`,
     );

@@ -1,28 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { Database } from '../src/db/database.ts';
-import { SUBSCRIBER_OPTIONS } from '../src/redis.ts';
-import { WATCHER_KEY, createTestApp, type TestApp } from './support/app.ts';
+import { WATCHER_KEY, createTestApp, type TestApp, it } from './support/app.ts';
 import { openTestDatabase } from './support/database.ts';
+import { TestRedis } from './support/redis.ts';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 // Each run has IPs of its own, so parallel runs on one Redis never share a budget.
 const ip = () => `10.${randomBytes(3).join('.')}`;
 const from = (address: string, extra: Record<string, string> = {}) => ({ 'x-forwarded-for': address, ...extra });
 const API_KEY = `api-${randomBytes(8).toString('hex')}`;
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-describe('rate limits', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({
-      env: { RATE_LIMIT_PER_IP: '5', RATE_LIMIT_PER_KEY: '8', TRUST_PROXY: 'true', API_KEYS: `other-key,${API_KEY}` },
-    });
-  });
-  afterAll(() => t.close());
+it.override('appOptions', {
+  env: { RATE_LIMIT_PER_IP: '5', RATE_LIMIT_PER_KEY: '8', TRUST_PROXY: 'true', API_KEYS: `other-key,${API_KEY}` },
+});
 
-  it('allows the budget per IP, then answers 429 with Retry-After and RateLimit headers', async () => {
+describe('rate limits', () => {
+  it('allows the budget per IP, then answers 429 with Retry-After and RateLimit headers', async ({ t }) => {
     const me = ip();
     for (let i = 1; i <= 5; i++) {
       const reply = await t.rest('GET', '/chains', undefined, from(me));
@@ -49,7 +44,7 @@ describe('rate limits', () => {
     expect((await t.rest('GET', '/health', undefined, from(me))).status).toBe(200);
   });
 
-  it('counts a caller with a verified key by its key, not its IP', async () => {
+  it('counts a caller with a verified key by its key, not its IP', async ({ t }) => {
     const statuses = [];
     for (let i = 0; i < 9; i++) statuses.push((await t.rest('GET', '/chains', undefined, from(ip(), bearer(API_KEY)))).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 429]);
@@ -59,7 +54,7 @@ describe('rate limits', () => {
     expect(watcher.headers.get('ratelimit-limit')).toBe('8');
   });
 
-  it('counts an unknown bearer token against the IP: a fresh token per request buys nothing', async () => {
+  it('counts an unknown bearer token against the IP: a fresh token per request buys nothing', async ({ t }) => {
     const me = ip();
     const statuses = [];
     for (let i = 0; i < 6; i++) {
@@ -80,31 +75,26 @@ describe('rate limits shared through Redis by two instances', () => {
   let db: Database;
   let a: TestApp;
   let b: TestApp;
-  const clients: Redis[] = [];
   // This run's keys only, so the counters it reads are its own.
-  const keyPrefix = `test:${randomBytes(6).toString('hex')}:`;
+  const redis = new TestRedis();
+  const keyPrefix = redis.keyPrefix;
   let observer: Redis;
   beforeAll(async () => {
     db = await openTestDatabase();
-    const instance = () => {
-      const client = new Redis(REDIS_URL, { keyPrefix });
-      const subscriber = new Redis(REDIS_URL, { keyPrefix, ...SUBSCRIBER_OPTIONS });
-      clients.push(client, subscriber);
-      return createTestApp({
+    observer = redis.observer();
+    const instance = () =>
+      createTestApp({
         db,
-        redis: { client, subscriber },
+        redis: redis.pair(),
         env: { RATE_LIMIT_PER_IP: '4', RATE_LIMIT_PER_KEY: '4', TRUST_PROXY: 'true', API_KEYS: API_KEY },
       });
-    };
-    observer = new Redis(REDIS_URL);
-    clients.push(observer);
     a = await instance();
     b = await instance();
   });
   afterAll(async () => {
     await a.close();
     await b.close();
-    for (const c of clients) c.disconnect();
+    redis.disconnect();
     await db.close();
   });
 

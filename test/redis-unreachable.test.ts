@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import pino from 'pino';
-import { connectRedis, type RedisLink } from '../src/redis.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { connectRedis } from '../src/redis.ts';
+import { it } from './support/app.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
 import { makeOrder } from './support/fixtures.ts';
 import { freePort } from './support/server-process.ts';
@@ -12,20 +12,19 @@ import { subscribeSse } from './support/sse.ts';
  * local subscriptions still fire, and nothing is left unhandled (vitest fails a run on an unhandled
  * rejection). test/faults/redis-down.test.ts stops a real Redis under load and brings it back.
  */
-describe('with REDIS_URL set and Redis unreachable', () => {
-  let t: TestApp;
-  let redis: RedisLink;
-  beforeAll(async () => {
-    redis = connectRedis(`redis://127.0.0.1:${await freePort()}`, '', pino({ level: 'silent' }));
-    t = await createTestApp({ redis });
+// biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from its first argument's pattern; this one has none
+it.override('appOptions', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const redis = connectRedis(`redis://127.0.0.1:${await freePort()}`, '', pino({ level: 'silent' }));
+  // Runs after the app's own cleanup (it depends on these options), as the app closed before its Redis did.
+  onCleanup(() => {
+    redis.client.disconnect();
+    redis.subscriber.disconnect();
   });
-  afterAll(async () => {
-    await t?.close();
-    redis?.client.disconnect();
-    redis?.subscriber.disconnect();
-  });
+  return { redis };
+});
 
-  it('writes, records escrow events and publishes, counting each failed publish in the metrics', async () => {
+describe('with REDIS_URL set and Redis unreachable', () => {
+  it('writes, records escrow events and publishes, counting each failed publish in the metrics', async ({ t }) => {
     const publishFailures = async () =>
       (await t.runtime.metrics!.registry.getSingleMetric('orderbook_redis_failures_total')!.get()).values.find(
         (v) => v.labels.kind === 'publish',
@@ -40,14 +39,14 @@ describe('with REDIS_URL set and Redis unreachable', () => {
     await expect.poll(async () => (await publishFailures()) - before).toBeGreaterThanOrEqual(4);
   });
 
-  it('computes /stats from its own cache', async () => {
+  it('computes /stats from its own cache', async ({ t }) => {
     const first = await t.rest('GET', '/stats');
     expect(first.status).toBe(200);
     expect(first.body.result.all_time.total_orders).toBeGreaterThanOrEqual(1);
     expect(first.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
   });
 
-  it('delivers a change to a subscriber on the same instance', async () => {
+  it('delivers a change to a subscriber on the same instance', async ({ t }) => {
     const order = await makeOrder(t, {}, 'local-sub');
     const sub = await subscribeSse(t.app, 'subscription ($id: String!) { orderUpdated(orderId: $id) { orderId status } }', {
       id: order.order_id,
@@ -61,7 +60,7 @@ describe('with REDIS_URL set and Redis unreachable', () => {
     }
   });
 
-  it('stays ready, and says Redis is down', async () => {
+  it('stays ready, and says Redis is down', async ({ t }) => {
     const ready = await t.rest('GET', '/ready');
     expect(ready.status).toBe(200);
     expect(ready.body.result).toEqual({ database: 'ok', redis: 'down' });

@@ -1,10 +1,10 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { Database } from '../src/db/database.ts';
 import { TransientChainError, type ChainAdapter, type ClaimSubmission } from '../src/relayer/chain-adapter.ts';
 import { RelayerWorker } from '../src/relayer/worker.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { createTestApp, type TestApp, it } from './support/app.ts';
 import { openTestDatabase } from './support/database.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
 import { makeQuote, newSecret, orderBody } from './support/fixtures.ts';
@@ -21,14 +21,10 @@ const capture = pino(
   }),
 );
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp({ logger: capture });
-});
-afterAll(() => t.close());
+it.override('appOptions', { logger: capture });
 
 /** An order whose destination escrow is created: ready for the relayer. */
-async function claimableOrder(app: TestApp = t) {
+async function claimableOrder(app: TestApp) {
   const { secret, commitmentHash } = newSecret();
   const quote = await makeQuote(app);
   const order = (await app.rest('POST', '/orders', orderBody(quote, { commitment_hash: commitmentHash }))).body.result;
@@ -37,13 +33,13 @@ async function claimableOrder(app: TestApp = t) {
   return { order, secret, orderId: order.order_id as string };
 }
 
-const submit = (orderId: string, commitment: string, app: TestApp = t) =>
+const submit = (orderId: string, commitment: string, app: TestApp) =>
   app.rest('POST', '/relayer/claims', { order_id: orderId, commitment });
 
 describe('POST /relayer/claims', () => {
-  it('claims the destination for the user: queued -> submitted -> confirmed, the order follows', async () => {
-    const { orderId, secret } = await claimableOrder();
-    const accepted = await submit(orderId, secret);
+  it('claims the destination for the user: queued -> submitted -> confirmed, the order follows', async ({ t }) => {
+    const { orderId, secret } = await claimableOrder(t);
+    const accepted = await submit(orderId, secret, t);
     expect(accepted.status).toBe(202);
     expect(accepted.body.result).toMatchObject({ order_id: orderId, status: 'queued', attempts: 0, tx_hash: null });
     expect(JSON.stringify(accepted.body)).not.toContain(secret);
@@ -66,49 +62,49 @@ describe('POST /relayer/claims', () => {
     expect(gql.data.claim).toEqual({ status: 'CONFIRMED', txHash: submitted.tx_hash });
   });
 
-  it('is idempotent: a repeat answers 202 with the same claim and is submitted once', async () => {
-    const { orderId, secret } = await claimableOrder();
+  it('is idempotent: a repeat answers 202 with the same claim and is submitted once', async ({ t }) => {
+    const { orderId, secret } = await claimableOrder(t);
     const submissions = t.runtime.chain.submissions;
-    const replies = await Promise.all(Array.from({ length: 5 }, () => submit(orderId, secret)));
+    const replies = await Promise.all(Array.from({ length: 5 }, () => submit(orderId, secret, t)));
     expect(replies.map((r) => r.status)).toEqual([202, 202, 202, 202, 202]);
     await t.runtime.worker.tick();
     await t.runtime.worker.tick();
     expect(t.runtime.chain.submissions - submissions).toBe(1);
-    expect((await submit(orderId, secret)).body.result.status).toBe('submitted');
+    expect((await submit(orderId, secret, t)).body.result.status).toBe('submitted');
   });
 
-  it('refuses with the reason: 400 bad input or wrong secret, 404 unknown order, 409 wrong state', async () => {
-    const { orderId, secret, order } = await claimableOrder();
-    expect((await submit(orderId, 'zz')).status).toBe(400);
-    const wrong = await submit(orderId, newSecret().secret);
+  it('refuses with the reason: 400 bad input or wrong secret, 404 unknown order, 409 wrong state', async ({ t }) => {
+    const { orderId, secret, order } = await claimableOrder(t);
+    expect((await submit(orderId, 'zz', t)).status).toBe(400);
+    const wrong = await submit(orderId, newSecret().secret, t);
     expect(wrong).toMatchObject({ status: 400, body: { result: "commitment does not hash to the order's commitment_hash" } });
-    expect((await submit('0'.repeat(64), secret)).status).toBe(404);
+    expect((await submit('0'.repeat(64), secret, t)).status).toBe(404);
     expect((await t.rest('GET', `/relayer/claims/${'1'.repeat(64)}`)).status).toBe(404);
 
     // Destination not created yet.
     const early = newSecret();
     const quote = await makeQuote(t);
     const fresh = (await t.rest('POST', '/orders', orderBody(quote, { commitment_hash: early.commitmentHash }))).body.result;
-    const notYet = await submit(fresh.order_id, early.secret);
+    const notYet = await submit(fresh.order_id, early.secret, t);
     expect(notYet).toMatchObject({ status: 409, body: { result: 'the destination escrow is not created yet' } });
 
     // Destination already claimed.
     await postEvent(t, order.destination_intent.swap_id, escrowEvent('claim', 2001, { commitment: secret }));
-    expect((await submit(orderId, secret)).status).toBe(409);
+    expect((await submit(orderId, secret, t)).status).toBe(409);
   });
 
-  it("refuses once the destination's cancel_after has passed", async () => {
-    const { orderId, secret } = await claimableOrder();
+  it("refuses once the destination's cancel_after has passed", async ({ t }) => {
+    const { orderId, secret } = await claimableOrder(t);
     t.clock.advance(12 * 3600);
-    const late = await submit(orderId, secret);
+    const late = await submit(orderId, secret, t);
     t.clock.advance(-12 * 3600);
     expect(late.status).toBe(409);
     expect(late.body.result).toContain('cancel_after');
   });
 
-  it('retries transient failures with backoff, then confirms', async () => {
-    const { orderId, secret } = await claimableOrder();
-    await submit(orderId, secret);
+  it('retries transient failures with backoff, then confirms', async ({ t }) => {
+    const { orderId, secret } = await claimableOrder(t);
+    await submit(orderId, secret, t);
     t.runtime.chain.failuresToInject.push(new TransientChainError('rpc timeout'), new TransientChainError('rpc timeout'));
     await t.runtime.worker.tick();
     let claim = (await t.rest('GET', `/relayer/claims/${orderId}`)).body.result;
@@ -124,9 +120,9 @@ describe('POST /relayer/claims', () => {
     expect(claim).toMatchObject({ status: 'submitted', attempts: 3, last_error: null });
   });
 
-  it('fails for good on a permanent error, or after the last attempt, with the reason', async () => {
-    const permanent = await claimableOrder();
-    await submit(permanent.orderId, permanent.secret);
+  it('fails for good on a permanent error, or after the last attempt, with the reason', async ({ t }) => {
+    const permanent = await claimableOrder(t);
+    await submit(permanent.orderId, permanent.secret, t);
     t.runtime.chain.failuresToInject.push(new Error('execution reverted: escrow expired'));
     await t.runtime.worker.tick();
     expect((await t.rest('GET', `/relayer/claims/${permanent.orderId}`)).body.result).toMatchObject({
@@ -134,8 +130,8 @@ describe('POST /relayer/claims', () => {
       last_error: 'execution reverted: escrow expired',
     });
 
-    const flaky = await claimableOrder();
-    await submit(flaky.orderId, flaky.secret);
+    const flaky = await claimableOrder(t);
+    await submit(flaky.orderId, flaky.secret, t);
     for (let i = 0; i < 5; i++) {
       t.runtime.chain.failuresToInject.push(new TransientChainError('node unreachable'));
       await t.runtime.worker.tick();
@@ -148,9 +144,9 @@ describe('POST /relayer/claims', () => {
     });
   });
 
-  it('never logs the secret', async () => {
-    const { orderId, secret } = await claimableOrder();
-    await submit(orderId, secret);
+  it('never logs the secret', async ({ t }) => {
+    const { orderId, secret } = await claimableOrder(t);
+    await submit(orderId, secret, t);
     await t.runtime.worker.tick();
     await t.runtime.chain.flush();
     await t.runtime.worker.tick();
@@ -161,7 +157,7 @@ describe('POST /relayer/claims', () => {
 });
 
 describe('GET /relayer/health', () => {
-  it('reports JSON (no envelope) with the queue depth and each chain', async () => {
+  it('reports JSON (no envelope) with the queue depth and each chain', async ({ t }) => {
     const reply = await t.rest('GET', '/relayer/health');
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ status: expect.stringMatching(/^(ok|degraded)$/), queue_depth: expect.any(Number) });

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { intentRead } from '../src/db/row-store.ts';
 import { NEWEST_FIRST } from '../src/domain/order-list.ts';
 import { Prisma } from '../src/generated/prisma/client.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { it } from './support/app.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
 import { makeOrder, makeQuote, orderBody } from './support/fixtures.ts';
 
@@ -10,13 +11,11 @@ import { makeOrder, makeQuote, orderBody } from './support/fixtures.ts';
  * must be exactly what Prisma Client returns for the same rows: same fields, same types (Decimal,
  * Date, bigint, Json, null), same order, on every kind of value a row can hold.
  */
-let t: TestApp;
 const USER = 'reader-user';
 let swapIds: string[];
 let orderIds: string[];
 
-beforeAll(async () => {
-  t = await createTestApp();
+it.beforeAll(async ({ t }) => {
   // A fresh order, one with on-chain facts on both sides, and one with amounts past 2^53.
   const fresh = await makeOrder(t, {}, USER);
   t.clock.advance(2);
@@ -49,12 +48,11 @@ beforeAll(async () => {
   orderIds = orders.map((o) => o.order_id);
   swapIds = orders.flatMap((o) => [o.source_intent.swap_id, o.destination_intent.swap_id]);
 });
-afterAll(() => t.close());
 
 const bySwapId = <T extends { swapId: string }>(rows: T[]) => [...rows].sort((a, b) => a.swapId.localeCompare(b.swapId));
 
 describe('row store reads', () => {
-  it('reads intents exactly as Prisma Client does', async () => {
+  it('reads intents exactly as Prisma Client does', async ({ t }) => {
     const fast = await t.db.rows.intentsBySwapId(swapIds);
     const prisma = await t.db.prisma.intent.findMany({ where: { swapId: { in: swapIds } } });
     expect(fast).toHaveLength(6);
@@ -67,22 +65,62 @@ describe('row store reads', () => {
     expect(created.createTimestamp).toBeInstanceOf(Date);
   });
 
-  it('reads a user page exactly as Prisma Client does, newest first', async () => {
+  it('reads a user page exactly as Prisma Client does, newest first', async ({ t }) => {
     for (const [take, skip] of [
       [20, 0],
       [2, 0],
       [2, 1],
       [5, 3],
     ]) {
-      const fast = await t.db.rows.ordersOfUser(USER, take!, skip!);
+      const fast = await t.db.rows.ordersInOrder({ userId: USER, limit: take!, offset: skip! });
       const prisma = await t.db.prisma.order.findMany({ where: { userId: USER }, orderBy: NEWEST_FIRST, take, skip });
       expect(fast.map((o) => o.id)).toEqual(prisma.map((o) => o.id));
       expect(fast).toEqual(prisma);
     }
-    expect((await t.db.rows.ordersOfUser(USER, 20, 0)).map((o) => o.id)).toEqual([...orderIds].reverse());
+    expect((await t.db.rows.ordersInOrder({ userId: USER, limit: 20 })).map((o) => o.id)).toEqual([...orderIds].reverse());
   });
 
-  it('reads orders by id exactly as Prisma Client does, newest first', async () => {
+  it('reads a keyset page on either side of an order as Prisma Client reads it, newest first', async ({ t }) => {
+    // Two more orders in the same second as the last one: the id breaks the tie.
+    for (const user of [USER, 'another-user']) await makeOrder(t, {}, user);
+    const all = await t.db.prisma.order.findMany({ orderBy: NEWEST_FIRST });
+    for (const userId of [undefined, USER]) {
+      const mine = all.filter((o) => userId === undefined || o.userId === userId);
+      for (let at = 0; at < mine.length; at++) {
+        const after = { createdAt: mine[at]!.createdAt, id: mine[at]!.id };
+        const older = await t.db.rows.ordersInOrder({ userId, after, limit: 2 });
+        expect(older).toEqual(mine.slice(at + 1, at + 3));
+        const newer = await t.db.rows.ordersInOrder({ userId, after, newer: true, limit: 2 });
+        expect(newer).toEqual(mine.slice(Math.max(0, at - 2), at));
+      }
+      // No key: the newest, or (reading towards the newest) the oldest, both newest first.
+      expect(await t.db.rows.ordersInOrder({ userId, limit: 2 })).toEqual(mine.slice(0, 2));
+      expect(await t.db.rows.ordersInOrder({ userId, newer: true, limit: 2 })).toEqual(mine.slice(-2));
+    }
+  });
+
+  it('reads a page with both intents of each order in the same statement, as Prisma Client reads them', async ({ t }) => {
+    const mine = await t.db.prisma.order.findMany({ where: { userId: USER }, orderBy: NEWEST_FIRST });
+    for (const page of [
+      await t.db.rows.ordersInOrder({ userId: USER, limit: 20, withIntents: true }),
+      await t.db.rows.ordersById(
+        mine.map((o) => o.id),
+        true,
+      ),
+    ]) {
+      expect(page).toEqual(mine);
+      for (const order of page) {
+        for (const swapId of [order.sourceSwapId, order.destinationSwapId]) {
+          expect(intentRead(order, swapId)).toEqual(await t.db.prisma.intent.findUniqueOrThrow({ where: { swapId } }));
+        }
+      }
+    }
+    // Without them, nothing is attached: the intents are then the loader's to read.
+    const [plain] = await t.db.rows.ordersInOrder({ userId: USER, limit: 1 });
+    expect(intentRead(plain!, plain!.sourceSwapId)).toBeUndefined();
+  });
+
+  it('reads orders by id exactly as Prisma Client does, newest first', async ({ t }) => {
     const fast = await t.db.rows.ordersById(orderIds);
     const prisma = await t.db.prisma.order.findMany({ where: { id: { in: orderIds } }, orderBy: NEWEST_FIRST });
     expect(fast).toEqual(prisma);
@@ -93,7 +131,7 @@ describe('row store reads', () => {
 });
 
 describe('row store writes', () => {
-  it('returns a stored quote exactly as Prisma Client reads it back', async () => {
+  it('returns a stored quote exactly as Prisma Client reads it back', async ({ t }) => {
     const quote = await makeQuote(t, { source: 'ethereum:eth', destination: 'arbitrum:eth', amount: '199999999999999999999' });
     const stored = await t.db.prisma.quote.findUniqueOrThrow({ where: { id: quote.quote_id } });
     expect(await t.db.rows.quoteById(quote.quote_id)).toEqual(stored);
@@ -101,7 +139,7 @@ describe('row store writes', () => {
     expect(await t.db.rows.quoteById('q_none')).toBeNull();
   });
 
-  it('returns the order and intents it wrote exactly as Prisma Client reads them back', async () => {
+  it('returns the order and intents it wrote exactly as Prisma Client reads them back', async ({ t }) => {
     const quote = await makeQuote(t);
     const created = (await t.rest('POST', '/orders', orderBody(quote, {}, 'writer'))).body.result;
     // The API answered from the returned rows; Prisma Client reading them now must agree field for field.
@@ -111,7 +149,7 @@ describe('row store writes', () => {
     expect((await t.db.prisma.quote.findUniqueOrThrow({ where: { id: quote.quote_id } })).consumedBy).toBe(created.order_id);
   });
 
-  it('writes nothing and returns null when the quote is no longer unconsumed', async () => {
+  it('writes nothing and returns null when the quote is no longer unconsumed', async ({ t }) => {
     const quote = await makeQuote(t);
     const first = (await t.rest('POST', '/orders', orderBody(quote, {}, 'first'))).body.result;
     const stored = await t.db.prisma.order.findUniqueOrThrow({ where: { id: first.order_id } });

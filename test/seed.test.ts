@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planSeed, seed, segwitV0Address, type SeedResult } from '../prisma/scripts/seed.ts';
+import { addressOn, planSeed, seed, segwitV0Address, type SeedResult } from '../prisma/scripts/seed/index.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Database } from '../src/db/database.ts';
 import { isValidAddress } from '../src/domain/addresses.ts';
@@ -245,14 +245,7 @@ describe('the seed plan', () => {
     }
     for (const user of plan.users) {
       for (const chain of registry.chains) {
-        const address =
-          chain.kind === 'evm'
-            ? user.evm
-            : chain.kind === 'solana'
-              ? user.solana
-              : chain.network === 'mainnet'
-                ? user.bitcoin
-                : user.bitcoinTestnet;
+        const address = addressOn(user, chain);
         expect(isValidAddress(chain, address), `${chain.id} ${address}`).toBe(true);
       }
     }
@@ -260,6 +253,20 @@ describe('the seed plan', () => {
     expect(segwitV0Address('bc', Buffer.from('751e76e8199196d454941c45d1b3a323f1433bd6', 'hex'))).toBe(
       'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
     );
+  });
+
+  it('gives every user the same number of orders with --even-users (full pages for the bench)', () => {
+    const perUser = (evenUsers: boolean) => {
+      const counts = new Map<string, number>();
+      for (const o of planSeed({ ...options, evenUsers }, registry, config, now).orders)
+        counts.set(o.user.id, (counts.get(o.user.id) ?? 0) + 1);
+      return [...counts.values()];
+    };
+    const even = perUser(true);
+    expect(even).toHaveLength(options.users);
+    expect(new Set(even)).toEqual(new Set([options.orders / options.users]));
+    // The default is uneven (a few users trade a lot).
+    expect(Math.max(...perUser(false))).toBeGreaterThan(options.orders / options.users);
   });
 
   it('leaves out only the statuses that cannot happen in a short window', () => {

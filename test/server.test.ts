@@ -63,7 +63,7 @@ describe.skipIf(TEST_DB !== 'pglite')('npm start', () => {
   });
 
   it('refuses a second process on its data directory: a seed exits with the owner named, the server serves on', async () => {
-    const seed = spawn(process.execPath, ['--import', 'tsx', 'prisma/scripts/seed.ts', '--orders', '5'], {
+    const seed = spawn(process.execPath, ['--import', 'tsx', 'prisma/scripts/seed/cli.ts', '--orders', '5'], {
       env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

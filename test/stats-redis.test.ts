@@ -1,36 +1,34 @@
-import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.ts';
 import { memoryStatsCache, redisStatsCache } from '../src/domain/stats-cache.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { openTestDatabase } from './support/database.ts';
+import { TestRedis } from './support/redis.ts';
 import { makeOrder } from './support/fixtures.ts';
-
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Two instances on one database and one Redis share a single stats cache entry. */
 describe('stats cache shared through Redis', () => {
   let db: Database;
   let a: TestApp;
   let b: TestApp;
-  const clients: Redis[] = [];
   // Each run gets its own key space, so parallel runs on one Redis never meet.
-  const keyPrefix = `test:${randomBytes(6).toString('hex')}:`;
+  const redis = new TestRedis();
+  let first: Redis | undefined;
 
   beforeAll(async () => {
     db = await openTestDatabase();
     const instance = () => {
-      const redis = new Redis(REDIS_URL, { keyPrefix });
-      clients.push(redis);
-      return createTestApp({ db, statsCache: redisStatsCache(redis, 120, { fallback: memoryStatsCache(120) }) });
+      const client = redis.client();
+      first ??= client;
+      return createTestApp({ db, statsCache: redisStatsCache(client, 120, { fallback: memoryStatsCache(120) }) });
     };
     a = await instance();
     b = await instance();
   });
   afterAll(async () => {
-    await clients[0]?.del('orderbook:stats:v1');
-    for (const c of clients) c.disconnect();
+    await first?.del('orderbook:stats:v1');
+    redis.disconnect();
     await db.close();
   });
 

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { describe, expect } from 'vitest';
+import { it } from './support/app.ts';
 import { makeOrder } from './support/fixtures.ts';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(() => t.close());
-
 describe('GET /stats', () => {
-  it('counts, buckets and sums volume exactly, by window', async () => {
+  it('counts, buckets and sums volume exactly, by window', async ({ t }) => {
     const empty = await t.rest('GET', '/stats');
     expect(empty.status).toBe(200);
     expect(empty.body.result.all_time).toEqual({
@@ -57,7 +51,7 @@ describe('GET /stats', () => {
     expect(later.all_time).toMatchObject({ total_orders: 4, cancelled_orders: 4, in_progress_orders: 0 });
   });
 
-  it('is cached for two minutes with Cache-Control', async () => {
+  it('is cached for two minutes with Cache-Control', async ({ t }) => {
     await t.statsCache.clear();
     const first = await t.rest('GET', '/stats');
     expect(first.headers.get('cache-control')).toBe('public, max-age=120');
@@ -72,7 +66,7 @@ describe('GET /stats', () => {
     expect(fresh.body.result.all_time.total_orders).toBe(before + 1);
   });
 
-  it('answers the same through GraphQL', async () => {
+  it('answers the same through GraphQL', async ({ t }) => {
     const reply = await t.gql(`{ stats { allTime { totalOrders } last24h { totalOrders } topAssets { asset } } }`);
     expect(reply.errors).toBeUndefined();
     expect(reply.data.stats.allTime.totalOrders).toBeGreaterThan(0);

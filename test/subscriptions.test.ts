@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'graphql-ws';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { Database } from '../src/db/database.ts';
-import { SUBSCRIBER_OPTIONS } from '../src/redis.ts';
-import { WATCHER_KEY, createTestApp, type TestApp } from './support/app.ts';
+import { WATCHER_KEY, createTestApp, type Json, type TestApp } from './support/app.ts';
 import { openTestDatabase } from './support/database.ts';
+import { TestRedis } from './support/redis.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
 import { makeOrder } from './support/fixtures.ts';
-import { Inbox, WAIT_MS, bounded, subscribeSse, type Result } from './support/sse.ts';
+import { Inbox, WAIT_MS, bounded, subscribeSse, type Result, type Subscription } from './support/sse.ts';
 import { eventually, listen } from './support/ws.ts';
 
 /**
@@ -20,7 +20,6 @@ import { eventually, listen } from './support/ws.ts';
  * apart by their topics instead: order ids are random, and so are the user ids used here.
  */
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ORDER_UPDATED = `subscription ($id: String!) {
   orderUpdated(orderId: $id) { orderId userId status sourceIntent { createTxHash } }
 }`;
@@ -48,6 +47,20 @@ async function createEvent(t: TestApp, swapId: string, blockNumber = 100) {
   return { event, reply };
 }
 
+/** Records the source escrow's creation on `on`, and expects the subscriber to receive the order as it now is. */
+async function expectSourceCreated(sub: Subscription, on: TestApp, order: Json, userId: string, what: string) {
+  const { event, reply } = await createEvent(on, order.source_intent.swap_id);
+  expect(reply.body.result.status).toBe('source_created');
+
+  const update = await sub.inbox.take(what, (o) => o.status === 'SOURCE_CREATED');
+  expect(update).toEqual({
+    orderId: order.order_id,
+    userId,
+    status: 'SOURCE_CREATED',
+    sourceIntent: { createTxHash: event.tx_hash },
+  });
+}
+
 let db: Database;
 beforeAll(async () => {
   db = await openTestDatabase();
@@ -71,16 +84,7 @@ describe('subscriptions over SSE', () => {
     const sub = await subscribeSse(t.app, ORDER_UPDATED, { id: order.order_id });
     try {
       await sub.inbox.untilLive(probeOrder(t, order.order_id));
-      const { event, reply } = await createEvent(t, order.source_intent.swap_id);
-      expect(reply.body.result.status).toBe('source_created');
-
-      const update = await sub.inbox.take('SOURCE_CREATED over SSE', (o) => o.status === 'SOURCE_CREATED');
-      expect(update).toEqual({
-        orderId: order.order_id,
-        userId,
-        status: 'SOURCE_CREATED',
-        sourceIntent: { createTxHash: event.tx_hash },
-      });
+      await expectSourceCreated(sub, t, order, userId, 'SOURCE_CREATED over SSE');
     } finally {
       await sub.close();
     }
@@ -212,27 +216,19 @@ describe('two instances on one database', () => {
   describe('and one Redis', () => {
     let a: TestApp;
     let b: TestApp;
-    const clients: Redis[] = [];
     // Keys (stats cache, rate limits) get a per-run prefix; channels are kept apart by their topics.
-    const keyPrefix = `test:${randomBytes(6).toString('hex')}:`;
+    const redis = new TestRedis();
     let observer: Redis;
 
     beforeAll(async () => {
-      const pair = () => {
-        const client = new Redis(REDIS_URL, { keyPrefix });
-        const subscriber = new Redis(REDIS_URL, { keyPrefix, ...SUBSCRIBER_OPTIONS });
-        clients.push(client, subscriber);
-        return { client, subscriber };
-      };
-      a = await createTestApp({ db, redis: pair() });
-      b = await createTestApp({ db, redis: pair() });
-      observer = new Redis(REDIS_URL);
-      clients.push(observer);
+      a = await createTestApp({ db, redis: redis.pair() });
+      b = await createTestApp({ db, redis: redis.pair() });
+      observer = redis.observer();
     });
     afterAll(async () => {
       await a?.close();
       await b?.close();
-      for (const c of clients) c.disconnect();
+      redis.disconnect();
     });
 
     const subscribers = async (channel: string) => {
@@ -251,16 +247,7 @@ describe('two instances on one database', () => {
         // Topics are unique per order: this run's subscriber is the only one on the channel.
         await eventually('A subscribed on Redis', async () => (await subscribers(channel)) === 1);
 
-        const { event, reply } = await createEvent(b, order.source_intent.swap_id);
-        expect(reply.body.result.status).toBe('source_created');
-
-        const update = await sub.inbox.take("SOURCE_CREATED on A from B's event", (o) => o.status === 'SOURCE_CREATED');
-        expect(update).toEqual({
-          orderId: order.order_id,
-          userId,
-          status: 'SOURCE_CREATED',
-          sourceIntent: { createTxHash: event.tx_hash },
-        });
+        await expectSourceCreated(sub, b, order, userId, "SOURCE_CREATED on A from B's event");
       } finally {
         await sub.close();
       }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type Json, type TestApp } from './support/app.ts';
+import { describe, expect } from 'vitest';
+import { createTestApp, type Json, type TestApp, it } from './support/app.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
 import { makeOrder, makeQuote, newSecret, orderBody } from './support/fixtures.ts';
 
@@ -68,13 +68,9 @@ async function register(t: TestApp, url: string, extra: Record<string, unknown> 
   return reply.body.result as { id: string; secret: string };
 }
 
-let t: TestApp;
 let receiver: Receiver;
-beforeAll(async () => {
-  t = await createTestApp({ env: FAST });
-});
-afterAll(() => t.close());
-afterEach(async () => {
+it.override('appOptions', { env: FAST });
+it.afterEach(async ({ t }) => {
   await receiver?.close();
   for (const endpoint of (await t.rest('GET', '/webhooks')).body.result) await t.rest('DELETE', `/webhooks/${endpoint.id}`);
   // Deliveries of earlier tests are gone with their endpoints; events already fanned out stay behind.
@@ -82,7 +78,7 @@ afterEach(async () => {
 });
 
 describe('webhook endpoints', () => {
-  it('registers an endpoint with a whsec_ secret shown only once, lists and deletes it', async () => {
+  it('registers an endpoint with a whsec_ secret shown only once, lists and deletes it', async ({ t }) => {
     receiver = await new Receiver().start();
     const created = await register(t, receiver.url, { users: ['alice'], chains: ['bitcoin'] });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
@@ -94,7 +90,7 @@ describe('webhook endpoints', () => {
     expect((await t.rest('DELETE', `/webhooks/${created.id}`)).status).toBe(404);
   });
 
-  it('refuses bad input with the error envelope naming the field', async () => {
+  it('refuses bad input with the error envelope naming the field', async ({ t }) => {
     const noEvents = await t.rest('POST', '/webhooks', { url: 'https://example.com/hook', events: [] });
     expect(noEvents).toMatchObject({ status: 400, body: { status: 'Error', result: 'events must name at least one event type' } });
     const badEvent = await t.rest('POST', '/webhooks', { url: 'https://example.com/hook', events: ['order.created'] });
@@ -108,7 +104,9 @@ describe('webhook endpoints', () => {
 });
 
 describe('delivery', () => {
-  it('signs per Standard Webhooks (verified by the standardwebhooks library); data is the REST order plus previous_status', async () => {
+  it('signs per Standard Webhooks (verified by the standardwebhooks library); data is the REST order plus previous_status', async ({
+    t,
+  }) => {
     receiver = await new Receiver().start();
     const { secret } = await register(t, receiver.url);
     const order = await makeOrder(t, {}, 'alice');
@@ -124,7 +122,7 @@ describe('delivery', () => {
     expect(() => new Webhook(secret).verify(got!.body.replace('pending', 'completed'), got!.headers as Record<string, string>)).toThrow();
   });
 
-  it('retries after a 500 and after a timeout, logging each attempt', async () => {
+  it('retries after a 500 and after a timeout, logging each attempt', async ({ t }) => {
     receiver = await new Receiver().start();
     receiver.answer = (n, res) => {
       if (n === 1) return void res.writeHead(500).end('boom');
@@ -153,7 +151,7 @@ describe('delivery', () => {
     expect(health.webhooks).toMatchObject({ outbox_depth: 0, pending_deliveries: 0 });
   });
 
-  it("delivers one order's events in order, even when the first needs retries", async () => {
+  it("delivers one order's events in order, even when the first needs retries", async ({ t }) => {
     receiver = await new Receiver().start();
     receiver.answer = (n, res) => (n <= 2 ? void res.writeHead(503).end() : void res.end());
     await register(t, receiver.url);
@@ -172,7 +170,7 @@ describe('delivery', () => {
     ]);
   });
 
-  it('only sends the events and users an endpoint asked for', async () => {
+  it('only sends the events and users an endpoint asked for', async ({ t }) => {
     receiver = await new Receiver().start();
     await register(t, receiver.url, { users: ['dave'], events: ['order.status_changed'] });
     await makeOrder(t, {}, 'erin');
@@ -182,7 +180,7 @@ describe('delivery', () => {
     expect(receiver.bodies().map((b) => b.data.order_id)).toEqual([mine.order_id]);
   });
 
-  it("signs with both secrets during a rotation's grace period", async () => {
+  it("signs with both secrets during a rotation's grace period", async ({ t }) => {
     receiver = await new Receiver().start();
     const { id, secret: old } = await register(t, receiver.url);
     const rotated = await t.rest('POST', `/webhooks/${id}/rotate-secret`, { grace_seconds: 3600 });
@@ -198,7 +196,7 @@ describe('delivery', () => {
       expect(() => new Webhook(secret).verify(got!.body, got!.headers as Record<string, string>)).not.toThrow();
   });
 
-  it('redelivers an event on request, with the same webhook-id', async () => {
+  it('redelivers an event on request, with the same webhook-id', async ({ t }) => {
     receiver = await new Receiver().start();
     const { id } = await register(t, receiver.url);
     await makeOrder(t, {}, 'gina');
@@ -212,7 +210,7 @@ describe('delivery', () => {
     expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
   });
 
-  it("announces the relayer's claim outcome (claim.confirmed) with the claim as REST returns it", async () => {
+  it("announces the relayer's claim outcome (claim.confirmed) with the claim as REST returns it", async ({ t }) => {
     receiver = await new Receiver().start();
     await register(t, receiver.url, { events: ['claim.confirmed', 'claim.failed'] });
     const { secret, commitmentHash } = newSecret();
@@ -233,7 +231,7 @@ describe('delivery', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
-  it('announces a clock-driven change (expired) from the sweep', async () => {
+  it('announces a clock-driven change (expired) from the sweep', async ({ t }) => {
     receiver = await new Receiver().start();
     await register(t, receiver.url);
     await t.runtime.webhooks.sweep(); // the sweep's starting mark
@@ -351,7 +349,7 @@ describe('outbox', () => {
 });
 
 describe('several instances', () => {
-  it('sends each attempt from exactly one instance', async () => {
+  it('sends each attempt from exactly one instance', async ({ t }) => {
     receiver = await new Receiver().start();
     receiver.answer = (_n, res) => setTimeout(() => res.end(), 20);
     const { id } = await register(t, receiver.url);
@@ -405,7 +403,7 @@ describe('targets', () => {
     }
   });
 
-  it('does not follow redirects', async () => {
+  it('does not follow redirects', async ({ t }) => {
     receiver = await new Receiver().start();
     receiver.answer = (_n, res) => void res.writeHead(302, { location: 'http://10.0.0.8/' }).end();
     const { id } = await register(t, receiver.url);

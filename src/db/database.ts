@@ -4,9 +4,14 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { DATABASE_TIMEOUT_DEFAULTS, type Config } from '../config.ts';
+import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { applyMigrations, pendingMigrations, type MigrationTarget } from './migrate.ts';
+import { fallbackAdapterFactory, fallbackReader, ReplicaSet, type ReplicaNode, type ReplicaState } from './replicas.ts';
+import { createOrdersStore, type OrdersStore } from './orders-store.ts';
+import { pgRowReader } from './pg-reader.ts';
+import { statementNamer } from './prepared-statements.ts';
 import { createRowStore, type RowStore } from './row-store.ts';
 
 export type DatabaseKind = 'postgres' | 'pglite';
@@ -16,13 +21,20 @@ export type QueryListener = (sql: string, params: string) => void;
 
 export interface Database {
   prisma: PrismaClient;
-  /** The hot paths (list pages, quote and order writes), on the driver adapter under Prisma Client (row-store.ts). */
+  /**
+   * The hot paths (list pages, quote and order writes), on the driver adapter under Prisma Client; on
+   * PostgreSQL its reads go through pg directly (row-store.ts, pg-reader.ts).
+   */
   rows: RowStore;
+  /** Reading orders: by id, offset and keyset pages, counts (orders-store.ts). */
+  orders: OrdersStore;
   kind: DatabaseKind;
   /** Cheap round trip for /ready. */
   ping(): Promise<void>;
   /** The driver under Prisma, for bulk statements Prisma has no API for (the bulk seed's array inserts). */
   driver: MigrationTarget;
+  /** Streaming replicas for lag-tolerant reads (src/db/replicas.ts); undefined when none is configured. */
+  replicas?: ReplicaSet;
   /** Connections of pg's pool, for the metrics; PGlite has one connection and no pool. */
   poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -39,8 +51,12 @@ export interface PostgresOptions {
    */
   timeouts?: Config['database'];
   onPoolError?: (error: Error) => void;
+  /** Name statements so each connection prepares them once (default on; off behind PgBouncer in transaction mode). */
+  preparedStatements?: boolean;
   /** Called with each SQL statement Prisma sends (tests count them to prove there is no N+1). */
   onQuery?: QueryListener;
+  /** Streaming replicas of `url` for lag-tolerant reads (README, Deployment). */
+  replicas?: { urls: string[]; maxLagMs: number; checkMs: number; onChange?: (state: ReplicaState, usable: boolean) => void };
 }
 
 /**
@@ -50,16 +66,26 @@ export interface PostgresOptions {
  */
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
   const timeouts = options.timeouts ?? DATABASE_TIMEOUT_DEFAULTS;
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: timeouts.connectTimeoutMs,
-    idleTimeoutMillis: 30_000,
-    statement_timeout: timeouts.statementTimeoutMs,
-    query_timeout: timeouts.queryTimeoutMs,
-    idle_in_transaction_session_timeout: 30_000,
-  });
-  pool.on('error', (error) => options.onPoolError?.(error));
+  const newPool = (url: string) => {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: timeouts.connectTimeoutMs,
+      idleTimeoutMillis: 30_000,
+      // Behind PgBouncer in transaction mode these two are not passed on (README, Deployment): the
+      // database carries them then (ALTER DATABASE ... SET).
+      statement_timeout: timeouts.statementTimeoutMs,
+      query_timeout: timeouts.queryTimeoutMs,
+      idle_in_transaction_session_timeout: 30_000,
+      // Every session in UTC, whatever the server's or database's default, before its first query: the driver
+      // adapter sends times without an offset and reads them back by one rule, so any other zone shifts every
+      // time it returns. PgBouncer tracks TimeZone per client, so this holds behind it too.
+      onConnect: async (client) => void (await client.query(`SET TimeZone TO 'UTC'`)),
+    });
+    pool.on('error', (error) => options.onPoolError?.(error));
+    return pool;
+  };
+  const pool = newPool(options.url);
 
   const client = await pool.connect();
   try {
@@ -76,13 +102,65 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     client.release();
   }
 
-  const adapters = new PrismaPg(pool);
+  const named = options.preparedStatements === false ? undefined : statementNamer();
+  const adapters = new PrismaPg(pool, { statementNameGenerator: named });
   const prisma = newClient(adapters, options.onQuery);
   const rowAdapter = await adapters.connect();
+  // The row store's reads are a fixed set of texts: named apart from Prisma's, whose texts clients shape
+  // (selections, IN lists) and may use up the namer's budget with.
+  const readNames = options.preparedStatements === false ? undefined : statementNamer();
+  const primaryReader = pgRowReader(pool, readNames);
+
+  let replicas: ReplicaSet | undefined;
+  if (options.replicas && options.replicas.urls.length > 0) {
+    const nodes = await Promise.all(
+      options.replicas.urls.map(async (url): Promise<ReplicaNode> => {
+        const replicaPool = newPool(url);
+        const name = `${new URL(url).hostname}:${new URL(url).port || '5432'}`;
+        const markDown = () => replicas?.markDown(name);
+        const factory = fallbackAdapterFactory(new PrismaPg(replicaPool, { statementNameGenerator: named }), rowAdapter, markDown);
+        const replicaPrisma = newClient(factory, options.onQuery);
+        const replicaRows = await factory.connect();
+        const replicaStore = createRowStore(
+          replicaRows,
+          options.onQuery,
+          fallbackReader(pgRowReader(replicaPool, readNames), primaryReader, markDown),
+        );
+        return {
+          name,
+          target: { prisma: replicaPrisma, rows: replicaStore, orders: createOrdersStore(replicaPrisma, replicaStore), replica: name },
+          async replayState() {
+            const { rows } = await replicaPool.query<{ in_recovery: boolean; replay_lsn: string | null }>(
+              'SELECT pg_is_in_recovery() AS in_recovery, pg_last_wal_replay_lsn()::text AS replay_lsn',
+            );
+            return { inRecovery: rows[0]!.in_recovery, replayLsn: rows[0]!.replay_lsn };
+          },
+          async close() {
+            await replicaPrisma.$disconnect();
+            await replicaRows.dispose();
+            await replicaPool.end();
+          },
+        };
+      }),
+    );
+    replicas = new ReplicaSet({
+      nodes,
+      primaryLsn: async () => (await pool.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn,
+      maxLagMs: options.replicas.maxLagMs,
+      checkMs: options.replicas.checkMs,
+      onChange: options.replicas.onChange,
+    });
+    replicas.start();
+    await replicas.check();
+  }
+
+  const rows = createRowStore(rowAdapter, options.onQuery, primaryReader);
   return {
     prisma,
-    rows: createRowStore(rowAdapter, options.onQuery),
+    rows,
+    orders: createOrdersStore(prisma, rows),
     kind: 'postgres',
+    replicas,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     driver: {
       async exec(sql) {
@@ -96,6 +174,8 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       await pool.query('SELECT 1');
     },
     async close() {
+      await replicas?.stop();
+      await Promise.all(replicas?.nodes.map((node) => node.close()) ?? []);
       await prisma.$disconnect();
       await rowAdapter.dispose();
       await pool.end();
@@ -122,9 +202,11 @@ export async function openPglite(dataDir: string | undefined, onQuery?: QueryLis
   const adapters = new PrismaPGlite(pglite);
   const prisma = newClient(adapters, onQuery);
   const rowAdapter = await adapters.connect();
+  const rows = createRowStore(rowAdapter, onQuery);
   return {
     prisma,
-    rows: createRowStore(rowAdapter, onQuery),
+    rows,
+    orders: createOrdersStore(prisma, rows),
     kind: 'pglite',
     driver: pgliteTarget(pglite),
     async ping() {
@@ -139,7 +221,7 @@ export async function openPglite(dataDir: string | undefined, onQuery?: QueryLis
   };
 }
 
-function newClient(adapter: PrismaPg | PrismaPGlite, onQuery?: QueryListener): PrismaClient {
+function newClient(adapter: SqlDriverAdapterFactory, onQuery?: QueryListener): PrismaClient {
   if (!onQuery) return new PrismaClient({ adapter });
   const prisma = new PrismaClient({ adapter, log: [{ level: 'query', emit: 'event' }] });
   prisma.$on('query', (event) => onQuery(event.query, event.params));

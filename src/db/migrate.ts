@@ -74,6 +74,9 @@ export async function applyMigrations(target: MigrationTarget, dir = MIGRATIONS_
   const migrations = await readMigrations(dir);
   await target.exec('BEGIN');
   try {
+    // A migration may copy a table (20261124020000_monthly_partitions): the database's statement timeout,
+    // set for the service's requests (README, Deployment), must not cancel it.
+    await target.exec('SET LOCAL statement_timeout = 0');
     await target.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
     await target.exec(HISTORY_TABLE);
     const applied = await target.query<AppliedRow>(

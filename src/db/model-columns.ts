@@ -27,6 +27,8 @@ export interface ModelColumns {
   columns: Column[];
   /** Every column, in field order: what SELECT and RETURNING list. */
   list: string;
+  /** readRow for this model: one object literal with every field, compiled from `columns` (compileReader). */
+  read: (row: unknown[], offset: number) => Record<string, unknown>;
 }
 
 const asDate = (v: unknown) => (v instanceof Date ? v : new Date(v as string));
@@ -67,7 +69,26 @@ function build(model: ModelName): ModelColumns {
         write: (v) => (v === null || v === undefined ? null : write(v)),
       };
     });
-  return { model, table: TABLES[model], columns, list: columns.map((c) => c.name).join(', ') };
+  return { model, table: TABLES[model], columns, list: columns.map((c) => c.name).join(', '), read: compileReader(columns) };
+}
+
+/**
+ * A function that builds the model's object from a result row in one object literal: every row of a model
+ * then has the same shape from the start, where adding the fields one by one walks V8 through a shape per
+ * field (a page reads 60 rows of 24 to 33 fields). The literal is generated from `columns`, so it follows
+ * the schema like everything here; text columns are copied as they are, the others converted.
+ */
+function compileReader(columns: Column[]): (row: unknown[], offset: number) => Record<string, unknown> {
+  const fields = columns.map((c, i) => {
+    const value = `row[offset + ${i}]`;
+    // Text and enum columns arrive as the strings they are.
+    const asIs = c.cast === 'text' || c.cast.startsWith('"');
+    return `${JSON.stringify(c.field)}: ${asIs ? value : `read[${i}](${value})`}`;
+  });
+  const build = new Function('read', `return (row, offset) => ({ ${fields.join(', ')} });`) as (
+    read: Column['read'][],
+  ) => (row: unknown[], offset: number) => Record<string, unknown>;
+  return build(columns.map((c) => c.read));
 }
 
 export const ORDER = build('Order');
@@ -76,10 +97,7 @@ export const QUOTE = build('Quote');
 
 /** The model row held in `row` from position `offset` on (several models can share a result row). */
 export function readRow<T>(model: ModelColumns, row: unknown[], offset = 0): T {
-  const out: Record<string, unknown> = {};
-  const { columns } = model;
-  for (let i = 0; i < columns.length; i++) out[columns[i]!.field] = columns[i]!.read(row[offset + i]);
-  return out as T;
+  return model.read(row, offset) as T;
 }
 
 /** `alias.col, alias.col, ...` for a SELECT over a model's columns. */

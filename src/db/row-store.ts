@@ -16,10 +16,21 @@ import { INT, INTENT, ORDER, QUOTE, TEXT, TEXT_LIST, insertValues, qualified, re
  * Only the list pages and the quote-to-order path are here; everything else stays on Prisma Client.
  */
 export interface RowStore {
-  /** Orders whose id is in `ids`, newest first. */
-  ordersById(ids: readonly string[]): Promise<Order[]>;
-  /** A user's orders, newest first: one page of them. */
-  ordersOfUser(userId: string, take: number, skip: number): Promise<Order[]>;
+  /** Orders whose id is in `ids`, newest first; with their intents when `withIntents` (see OrderRead). */
+  ordersById(ids: readonly string[], withIntents?: boolean): Promise<Order[]>;
+  /** How many orders there are, or how many one user has (an index-only count). */
+  countOrders(userId?: string): Promise<number>;
+  /**
+   * Orders newest first, all of them or one user's (index on user_id, created_at, id), from a
+   * keyset position and/or an offset. `newer` reads towards the newest from `after` (a backward
+   * page); the rows still come back newest first.
+   */
+  ordersInOrder(range: OrderRange): Promise<Order[]>;
+  /**
+   * One user's page and how many orders the user has, in one statement. The total is undefined
+   * when no row came back (a page past the end): the caller counts then.
+   */
+  userPage(range: OrderRange & { userId: string }): Promise<{ orders: Order[]; total: number | undefined }>;
   /** Intents whose swap id is in `swapIds`, in no particular order. */
   intentsBySwapId(swapIds: readonly string[]): Promise<Intent[]>;
   quoteById(id: string): Promise<Quote | null>;
@@ -35,8 +46,62 @@ export interface RowStore {
   ): Promise<{ order: Order; intents: [Intent, Intent] } | null>;
 }
 
-export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener): RowStore {
-  async function query(sql: string, args: unknown[], argTypes: ArgType[]): Promise<unknown[][]> {
+/** Where an order sits in the newest-first order: the key of orders_created_at_id_key. */
+export interface OrderKey {
+  createdAt: Date;
+  id: string;
+}
+
+export interface OrderRange {
+  userId?: string;
+  /** Read both intents in the same statement and attach them (intentsRead). */
+  withIntents?: boolean;
+  /** Strictly past this order: older by default, newer with `newer`. */
+  after?: OrderKey;
+  newer?: boolean;
+  limit: number;
+  offset?: number;
+}
+
+/** Intents read with their order (attached to the row, not a field of it): no second query for them. */
+const INTENTS_READ = Symbol('intentsRead');
+type WithIntents = { [INTENTS_READ]?: readonly Intent[] };
+
+/** The order with the intents that came with it (a page read withIntents, or the rows a create wrote). */
+export function withIntentsRead<T extends object>(order: T, intents: readonly Intent[]): T {
+  // Not enumerable: the row stays equal, field for field, to the one Prisma Client reads.
+  return Object.defineProperty(order, INTENTS_READ, { value: intents });
+}
+
+/** The intent of this swap id if it came with the order; undefined when it must be loaded. */
+export function intentRead(order: object, swapId: string): Intent | undefined {
+  return (order as WithIntents)[INTENTS_READ]?.find((intent) => intent.swapId === swapId);
+}
+
+/**
+ * Sends one read and returns its rows as arrays of column values, each as the driver adapter gives it or
+ * already parsed (a Date for a time); model-columns.ts reads both. On PostgreSQL the reads go through pg
+ * directly (pg-reader.ts), on PGlite through the adapter (adapterReader).
+ */
+export type RowReader = (sql: string, args: unknown[], argTypes: ArgType[]) => Promise<unknown[][]>;
+
+/** Reads through the driver adapter, as the writes go. */
+export function adapterReader(adapter: SqlQueryable): RowReader {
+  return async (sql, args, argTypes) => (await adapter.queryRaw({ sql, args, argTypes })).rows;
+}
+
+/**
+ * The row store over a driver adapter (its writes, and its reads unless `reader` is given: on PostgreSQL
+ * the reads skip the adapter, pg-reader.ts).
+ */
+export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, reader: RowReader = adapterReader(adapter)): RowStore {
+  /** A read. */
+  function query(sql: string, args: unknown[], argTypes: ArgType[]): Promise<unknown[][]> {
+    onQuery?.(sql, JSON.stringify(args));
+    return reader(sql, args, argTypes);
+  }
+  /** A write (through the adapter, whose errors say which unique index a row broke: unique-violation.ts). */
+  async function write(sql: string, args: unknown[], argTypes: ArgType[]): Promise<unknown[][]> {
     onQuery?.(sql, JSON.stringify(args));
     return (await adapter.queryRaw({ sql, args, argTypes })).rows;
   }
@@ -44,19 +109,101 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener): 
     (await query(sql, args, argTypes)).map((row) => readRow<T>(model, row));
   const allText = (args: unknown[]) => args.map(() => TEXT);
 
+  /**
+   * `orders` (a statement yielding order rows, newest first) with, when asked, both intents of
+   * each row joined in the same statement: one round trip and one result for a whole page.
+   */
+  async function ordersFrom(orders: string, args: unknown[], argTypes: ArgType[], withIntents = false): Promise<Order[]> {
+    return (await ordersWith(orders, args, argTypes, withIntents)).orders;
+  }
+
+  /** ordersFrom, plus one more value computed by the same statement (`extra`, an SQL expression), when any row came back. */
+  async function ordersWith(orders: string, args: unknown[], argTypes: ArgType[], withIntents: boolean, extra?: string) {
+    // The joins match created_at too: an order's intents share its month, so each looks in one partition.
+    const also = extra ? `, ${extra}` : '';
+    const sql = withIntents
+      ? `SELECT ${qualified(ORDER, 'o')}, ${qualified(INTENT, 's')}, ${qualified(INTENT, 'd')}${also}
+      FROM (${orders}) o
+      JOIN intents s ON s.swap_id = o.source_swap_id AND s.created_at = o.created_at
+      JOIN intents d ON d.swap_id = o.destination_swap_id AND d.created_at = o.created_at
+      ORDER BY o.created_at DESC, o.id DESC`
+      : `SELECT *${also} FROM (${orders}) o ORDER BY o.created_at DESC, o.id DESC`;
+    const sourceAt = ORDER.columns.length;
+    const destinationAt = sourceAt + INTENT.columns.length;
+    const extraAt = withIntents ? destinationAt + INTENT.columns.length : sourceAt;
+    const rows = extra || withIntents ? await query(sql, args, argTypes) : await query(orders, args, argTypes);
+    return {
+      orders: rows.map((row) => {
+        const order = readRow<Order>(ORDER, row);
+        if (!withIntents) return order;
+        return withIntentsRead(order, [readRow<Intent>(INTENT, row, sourceAt), readRow<Intent>(INTENT, row, destinationAt)]);
+      }),
+      extra: rows[0]?.[extraAt],
+    };
+  }
+
+  /** The statement of ordersInOrder, and its parameters. */
+  function inOrder(range: OrderRange) {
+    const args: unknown[] = [range.limit, range.offset ?? 0];
+    const argTypes: ArgType[] = [INT, INT];
+    const where: string[] = [];
+    if (range.userId !== undefined) {
+      args.push(range.userId);
+      argTypes.push(TEXT);
+      where.push(`user_id = $${args.length}`);
+    }
+    if (range.after) {
+      // ISO with its zone: the adapter's own datetime format has none, and the column is timestamptz.
+      args.push(range.after.createdAt.toISOString(), range.after.id);
+      argTypes.push(TEXT, TEXT);
+      // A row comparison starts the (created_at, id) index scan at the key, at any depth.
+      where.push(`(created_at, id) ${range.newer ? '>' : '<'} ($${args.length - 1}::timestamptz, $${args.length})`);
+    }
+    const direction = range.newer ? 'ASC' : 'DESC';
+    const sql =
+      `SELECT ${ORDER.list} FROM orders${where.length ? ` WHERE ${where.join(' AND ')}` : ''}` +
+      ` ORDER BY created_at ${direction}, id ${direction} LIMIT $1 OFFSET $2`;
+    // Read towards the newest, then newest first like every page.
+    return { sql: range.newer ? `SELECT * FROM (${sql}) AS towards_newest ORDER BY created_at DESC, id DESC` : sql, args, argTypes };
+  }
+
   return {
-    ordersById: (ids) =>
+    ordersById: (ids, withIntents) =>
       ids.length === 0
         ? Promise.resolve([])
-        : rowsOf(ORDER, `SELECT ${ORDER.list} FROM orders WHERE id = ANY($1) ORDER BY created_at DESC, id DESC`, [ids], [TEXT_LIST]),
+        : ordersFrom(
+            `SELECT ${ORDER.list} FROM orders WHERE id = ANY($1) ORDER BY created_at DESC, id DESC`,
+            [ids],
+            [TEXT_LIST],
+            withIntents,
+          ),
 
-    ordersOfUser: (userId, take, skip) =>
-      rowsOf(
-        ORDER,
-        `SELECT ${ORDER.list} FROM orders WHERE user_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-        [userId, take, skip],
-        [TEXT, INT, INT],
-      ),
+    async countOrders(userId) {
+      const [row] =
+        userId === undefined
+          ? await query('SELECT count(*) FROM orders', [], [])
+          : await query('SELECT count(*) FROM orders WHERE user_id = $1', [userId], [TEXT]);
+      return Number(row![0]);
+    },
+
+    ordersInOrder(range) {
+      const { sql, args, argTypes } = inOrder(range);
+      return ordersFrom(sql, args, argTypes, range.withIntents);
+    },
+
+    async userPage(range) {
+      const { sql, args, argTypes } = inOrder(range);
+      // The user is $3 (inOrder puts it after limit and offset). The count is an InitPlan: computed
+      // once for the statement, from the (user_id, created_at, id) index alone.
+      const result = await ordersWith(
+        sql,
+        args,
+        argTypes,
+        Boolean(range.withIntents),
+        `(SELECT count(*) FROM orders WHERE user_id = $3) AS total`,
+      );
+      return { orders: result.orders, total: result.extra === undefined ? undefined : Number(result.extra) };
+    },
 
     intentsBySwapId: (swapIds) =>
       swapIds.length === 0
@@ -71,8 +218,8 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener): 
     async insertQuote(quote) {
       const values = insertValues(QUOTE, [quote]);
       const sql = `INSERT INTO quotes (${values.columns}) VALUES ${values.tuples[0]} RETURNING ${QUOTE.list}`;
-      const [row] = await rowsOf<Quote>(QUOTE, sql, values.args, allText(values.args));
-      return row!;
+      const [row] = await write(sql, values.args, allText(values.args));
+      return readRow<Quote>(QUOTE, row!);
     },
 
     async insertOrderConsumingQuote(order, intents) {
@@ -101,7 +248,7 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener): 
         JOIN new_intents s ON s.swap_id = o.source_swap_id
         JOIN new_intents d ON d.swap_id = o.destination_swap_id`;
       const args = [...intentValues.args, ...orderValues.args, order.id, order.quoteId, newId('msg')];
-      const [row] = await query(sql, args, allText(args));
+      const [row] = await write(sql, args, allText(args));
       if (!row) return null;
       const sourceAt = ORDER.columns.length;
       const destinationAt = sourceAt + INTENT.columns.length;

@@ -15,6 +15,8 @@ const MESSAGE = new RegExp(
     "Can't reach database server",
     'DatabaseNotReachable',
     'Connection terminated',
+    // @prisma/adapter-pg's name for a connection cut under a query (a pooler or proxy restarting, README "Deployment").
+    'ConnectionClosed',
     'connection timeout',
     'timeout exceeded when trying to connect',
     'Unable to start a transaction',
@@ -32,6 +34,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && (PRISMA_CONNECTION_CODES.has(code) || /^(08|57P0|57014$)/.test(code))) return true;
     if (MESSAGE.test(String((e as { message?: unknown }).message ?? ''))) return true;
+    // The driver adapter's error carries its kind in `cause` (DriverAdapterError).
+    const kind = (e as { kind?: unknown }).kind;
+    if (kind === 'ConnectionClosed' || kind === 'DatabaseNotReachable' || kind === 'SocketTimeout') return true;
   }
   return false;
 }

@@ -6,7 +6,8 @@ import { Prisma } from '../generated/prisma/client.ts';
  * adapter the indexed columns.
  */
 export interface UniqueIndex {
-  index: string;
+  /** A pattern for an index of a partitioned table, which adapter-pg names by the partition's own index. */
+  index: string | RegExp;
   fields: readonly string[];
 }
 
@@ -29,6 +30,10 @@ export function violatesUnique(error: unknown, indexes: readonly UniqueIndex[]):
   const constraint = violatedConstraint(error);
   if (!constraint) return false;
   return indexes.some((unique) =>
-    'index' in constraint ? constraint.index === unique.index : 'fields' in constraint && constraint.fields.join() === unique.fields.join(),
+    'index' in constraint
+      ? typeof unique.index === 'string'
+        ? constraint.index === unique.index
+        : unique.index.test(constraint.index)
+      : 'fields' in constraint && constraint.fields.join() === unique.fields.join(),
   );
 }

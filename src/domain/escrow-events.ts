@@ -194,18 +194,20 @@ export async function recordEscrowEvent(deps: DomainDeps, swapIdInput: string, e
   if (!/^[0-9a-f]{64}$/.test(swapId)) throw new NotFoundError(`intent ${swapIdInput} not found`);
 
   const result = await deps.prisma.$transaction(async (tx) => {
-    const intent = await tx.intent.findUnique({
-      where: { swapId },
-      include: { sourceOf: { select: { id: true } }, destinationOf: { select: { id: true } } },
-    });
-    const orderId = intent?.sourceOf?.id ?? intent?.destinationOf?.id;
-    if (!intent || !orderId) throw new NotFoundError(`intent ${swapIdInput} not found`);
-    // One writer per order at a time: both escrows' events decide the stage together.
-    await tx.$queryRaw`SELECT id FROM orders WHERE id = ${orderId} FOR UPDATE`;
+    // swap_keys names the order and its month: the lock looks in one partition. The month stays in SQL, never
+    // a parameter (a time sent back would be read in the session's time zone).
+    const [locked] = await tx.$queryRaw<{ id: string }[]>`
+      SELECT o.id FROM swap_keys k JOIN orders o ON o.id = k.order_id AND o.created_at = k.created_at
+      WHERE k.swap_id = ${swapId} FOR UPDATE OF o`;
+    // An archived month keeps its keys but not its rows (README, Deployment).
+    if (!locked) throw new NotFoundError(`intent ${swapIdInput} not found`);
+    const orderId = locked.id;
+    // One writer per order at a time (the lock above): both escrows' events decide the stage together.
     const order = await tx.order.findUniqueOrThrow({
       where: { id: orderId },
       include: { sourceIntent: true, destinationIntent: true },
     });
+    const intent = [order.sourceIntent, order.destinationIntent].find((one) => one.swapId === swapId)!;
     const now = deps.now();
     const escrows = { deadlineAt: order.deadlineAt, source: order.sourceIntent, destination: order.destinationIntent };
     const applied = applyEscrowEvent(escrows, intent.side, event, now);

@@ -38,6 +38,15 @@ export type CreateOrderCommand = z.output<typeof CreateOrderSchema>;
  * quote checks like every other mismatch.
  */
 export function createOrderSchemaFor(registry: Registry) {
+  // One per registry: building a zod schema costs more than parsing with it, on every create.
+  let schema = schemasByRegistry.get(registry);
+  if (!schema) schemasByRegistry.set(registry, (schema = buildCreateOrderSchema(registry)));
+  return schema;
+}
+
+const schemasByRegistry = new WeakMap<Registry, ReturnType<typeof buildCreateOrderSchema>>();
+
+function buildCreateOrderSchema(registry: Registry) {
   return CreateOrderSchema.transform((command, ctx) => {
     for (const side of ['source', 'destination'] as const) {
       const leg = command[side];
@@ -119,13 +128,14 @@ export async function createOrder(deps: DomainDeps, request: CreateOrderCommand)
   }
 }
 
-const QUOTE_USED_ONCE = { index: 'orders_quote_id_key', fields: ['quote_id'] };
+// The keys unique across every month live in order_keys and swap_keys (README, Deployment: Data that grows).
+const QUOTE_USED_ONCE = { index: 'order_keys_quote_id_key', fields: ['quote_id'] };
 // The swap ids derive from the commitment: any of these indexes refusing the rows means it is reused.
 const COMMITMENT_USED_ONCE = [
-  { index: 'orders_commitment_hash_key', fields: ['commitment_hash'] },
-  { index: 'intents_pkey', fields: ['swap_id'] },
-  { index: 'orders_source_swap_id_key', fields: ['source_swap_id'] },
-  { index: 'orders_destination_swap_id_key', fields: ['destination_swap_id'] },
+  { index: 'order_keys_commitment_hash_key', fields: ['commitment_hash'] },
+  { index: 'swap_keys_pkey', fields: ['swap_id'] },
+  // Within a month: the intents' key in that month's partition (intents_2026_11_pkey, intents_default_pkey).
+  { index: /^intents_(\d{4}_\d{2}|default)_pkey$/, fields: ['swap_id', 'created_at'] },
 ];
 
 const commitmentReused = () => new ConflictError('commitment_hash is already used by another order: use a fresh secret');

@@ -37,7 +37,12 @@ export interface Metrics {
   /** One webhook attempt by this instance: its endpoint, whether a 2xx came back, and how long it took. */
   webhookAttempt(endpoint: string, ok: boolean, latencyMs: number): void;
   /** Yoga plugins: HTTP latency per route, GraphQL per operation, errors by code, open subscriptions. */
-  plugins(options: { graphqlEndpoint: string; servePath: string | undefined }): Plugin[];
+  /**
+   * `countDeprecatedFields`: whether the schema deprecates any field. Counting them walks every operation's
+   * document with its types on every request (as long as the document itself), so only a schema with
+   * something to count pays for it.
+   */
+  plugins(options: { graphqlEndpoint: string; servePath: string | undefined; countDeprecatedFields: boolean }): Plugin[];
 }
 
 const LATENCY_BUCKETS: [number, ...number[]] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -177,7 +182,7 @@ export function createMetrics(sources: MetricSources): Metrics {
     statsCache: (result) => statsCache.inc({ result }),
     redisFailure: (kind) => redisFailures.inc({ kind }),
     webhookAttempt: (endpoint, ok, latencyMs) => webhookLatency.observe({ endpoint, result: ok ? 'success' : 'failure' }, latencyMs / 1000),
-    plugins({ graphqlEndpoint, servePath }) {
+    plugins({ graphqlEndpoint, servePath, countDeprecatedFields }) {
       const started = new WeakMap<Request, number>();
       const http: Plugin = {
         onRequest({ request, url, endResponse }) {
@@ -222,7 +227,7 @@ export function createMetrics(sources: MetricSources): Metrics {
           graphql_envelop_request: true,
           graphql_envelop_request_duration: LATENCY_BUCKETS,
           graphql_envelop_error_result: true,
-          graphql_envelop_deprecated_field: true,
+          graphql_envelop_deprecated_field: countDeprecatedFields,
           graphql_envelop_phase_validate: LATENCY_BUCKETS,
           graphql_envelop_phase_execute: LATENCY_BUCKETS,
           // Left out (the plugin turns them on unless told): parse and context time are noise here, the

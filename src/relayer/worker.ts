@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import { PollingLoop } from '../polling-loop.ts';
 import { claimEvent } from '../webhooks/outbox.ts';
 import { TransientChainError, type ChainAdapter } from './chain-adapter.ts';
 
@@ -37,45 +38,18 @@ interface LeasedClaim {
  * Leases are timed by the database clock (instances' clocks may disagree) and fenced by a token:
  * a worker that stalled past its lease, while another took the claim over, writes nothing.
  */
-export class RelayerWorker {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
-  private readonly pollMs: number;
+export class RelayerWorker extends PollingLoop {
   private readonly leaseMs: number;
   private readonly maxAttempts: number;
   private readonly backoffMs: number;
   private readonly confirmTimeoutMs: number;
 
   constructor(private readonly options: RelayerWorkerOptions) {
-    this.pollMs = options.pollMs ?? 250;
+    super({ name: 'relayer', intervalMs: options.pollMs ?? 250, logger: options.logger });
     this.leaseMs = options.leaseMs ?? 30_000;
     this.maxAttempts = options.maxAttempts ?? 5;
     this.backoffMs = options.backoffMs ?? 1_000;
     this.confirmTimeoutMs = options.confirmTimeoutMs ?? 10 * 60_000;
-  }
-
-  get isRunning(): boolean {
-    return !this.stopped;
-  }
-
-  start(): void {
-    this.stopped = false;
-    const loop = async () => {
-      if (this.stopped) return;
-      this.running = this.tick()
-        .then(() => undefined)
-        .catch((err: unknown) => this.options.logger.warn({ err }, 'relayer tick failed'));
-      await this.running;
-      if (!this.stopped) this.timer = setTimeout(loop, this.pollMs);
-    };
-    this.timer = setTimeout(loop, 0);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
   }
 
   /** One round: submit what is due, confirm what was submitted. Returns how many claims moved. */

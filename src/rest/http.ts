@@ -2,10 +2,19 @@ import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError, type 
 import type { ClientError } from '../http/client-error.ts';
 import { HTTP_STATUS } from './status.ts';
 
-/** The seed's envelope; every REST answer but /health uses it, errors included. */
-export function envelope(status: number, result: unknown, headers: Record<string, string> = {}): Response {
+/**
+ * The seed's envelope; every REST answer but /health uses it, errors included. `respond` is the Response
+ * class to build it with: the REST plugin passes Yoga's (its fetchAPI), whose text body Yoga writes to the
+ * socket in one call with its Content-Length; the platform's Response body is a stream, sent chunked.
+ */
+export function envelope(
+  status: number,
+  result: unknown,
+  headers: Record<string, string> = {},
+  respond: typeof Response = Response,
+): Response {
   const ok = status < 400;
-  return new Response(JSON.stringify({ status: ok ? 'Success' : 'Error', result }), {
+  return new respond(JSON.stringify({ status: ok ? 'Success' : 'Error', result }), {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   });
@@ -14,9 +23,9 @@ export function envelope(status: number, result: unknown, headers: Record<string
 const errorCodes = new WeakMap<Response, ErrorCode>();
 
 /** A client error in the envelope, with its code's status; UNAVAILABLE says when to retry. */
-export function errorEnvelope(error: ClientError, headers: Record<string, string> = {}): Response {
+export function errorEnvelope(error: ClientError, headers: Record<string, string> = {}, respond: typeof Response = Response): Response {
   const retry: Record<string, string> = error.code === 'UNAVAILABLE' ? { 'retry-after': '5' } : {};
-  const response = envelope(HTTP_STATUS[error.code], error.message, { ...retry, ...headers });
+  const response = envelope(HTTP_STATUS[error.code], error.message, { ...retry, ...headers }, respond);
   errorCodes.set(response, error.code);
   return response;
 }
@@ -37,9 +46,15 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new UnsupportedMediaTypeError('Content-Type must be application/json');
   }
-  const declared = Number(request.headers.get('content-length') ?? '0');
+  const length = request.headers.get('content-length');
+  const declared = Number(length ?? '0');
   if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const text = await readLimited(request, MAX_BODY_BYTES);
+  // With a Content-Length Node's parser delivers no more than it says: read it whole (no web stream to
+  // pull chunk by chunk). Without one (chunked), count while reading.
+  const text =
+    length !== null && /^\d+$/.test(length) && request.body
+      ? decodeLimited(new Uint8Array(await request.arrayBuffer()))
+      : await readLimited(request, MAX_BODY_BYTES);
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -65,4 +80,10 @@ export async function readLimited(request: Request, limit: number): Promise<stri
     chunks.push(value);
   }
   return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+}
+
+/** A body read whole, held to the same limit (a request made in-process can say any length). */
+function decodeLimited(bytes: Uint8Array): string {
+  if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
+  return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
 }

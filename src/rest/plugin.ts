@@ -25,14 +25,14 @@ export interface RestOptions {
  */
 export function restPlugin(options: RestOptions): Plugin {
   return {
-    async onRequest({ request, url, endResponse }) {
+    async onRequest({ request, url, endResponse, fetchAPI }) {
       if (url.pathname === options.graphqlEndpoint) return;
-      endResponse(await handle(options, request, url));
+      endResponse(await handle(options, request, url, fetchAPI.Response));
     },
   };
 }
 
-async function handle(options: RestOptions, request: Request, url: URL): Promise<Response> {
+async function handle(options: RestOptions, request: Request, url: URL, respond: typeof Response): Promise<Response> {
   try {
     if (url.pathname === '/health') return allowOnly(request, ['GET'], options.health);
     if (url.pathname === '/ready') return await allowOnlyAsync(request, ['GET'], options.ready);
@@ -44,21 +44,21 @@ async function handle(options: RestOptions, request: Request, url: URL): Promise
     const match = matching.find((m) => m.route.method === method);
     if (!match) {
       const allow = [...new Set(matching.map((m) => m.route.method))].join(', ');
-      return envelope(405, `method ${request.method} is not allowed on ${url.pathname}; use ${allow}`, { allow });
+      return envelope(405, `method ${request.method} is not allowed on ${url.pathname}; use ${allow}`, { allow }, respond);
     }
     if (match.route.write && !isWriterAllowed(request, options.apiKeys)) {
-      return envelope(401, 'this write needs Authorization: Bearer <API key>', { 'www-authenticate': 'Bearer' });
+      return envelope(401, 'this write needs Authorization: Bearer <API key>', { 'www-authenticate': 'Bearer' }, respond);
     }
     const body = match.route.body ? await readJsonBody(request) : undefined;
     const result = await match.route.handle(
       { params: match.params!, query: url.searchParams, body, registry: options.registry, now: options.now() },
       options.run(request),
     );
-    return result.response ?? envelope(result.status, result.result, result.headers);
+    return result.response ?? envelope(result.status, result.result, result.headers, respond);
   } catch (error) {
     const clientError = toClientError(error);
     if (clientError.code === 'INTERNAL') options.onInternalError(error, request);
-    return errorEnvelope(clientError);
+    return errorEnvelope(clientError, {}, respond);
   }
 }
 

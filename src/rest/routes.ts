@@ -119,7 +119,9 @@ function webhookInput(body: Record<string, unknown>) {
 /** GraphQL enum values are UPPER_CASE; REST speaks the contract's lowercase statuses. */
 export function restOrder(order: unknown): unknown {
   const o = order as { status?: string } | null;
-  return o && typeof o.status === 'string' ? { ...o, status: o.status.toLowerCase() } : o;
+  // In place: the object is this request's own GraphQL result, and a page has 20 to 100 of them to copy otherwise.
+  if (o && typeof o.status === 'string') o.status = o.status.toLowerCase();
+  return o;
 }
 
 export function restClaim(claim: unknown): unknown {
@@ -129,7 +131,8 @@ export function restClaim(claim: unknown): unknown {
 
 function restPage(page: unknown): unknown {
   const p = page as { data: unknown[] };
-  return { ...p, data: p.data.map(restOrder) };
+  for (const order of p.data) restOrder(order);
+  return p;
 }
 
 /**
@@ -532,9 +535,8 @@ export const routes: Route[] = [
 
 /** Matches `/orders/:orderId`-style patterns; returns the decoded params or undefined. */
 export function matchPath(pattern: string, pathname: string): Record<string, string> | undefined {
-  const want = pattern.split('/');
-  const got = pathname.replace(/\/+$/, '').split('/');
-  if (pathname === '/') got.length = 1;
+  const want = patternSegments(pattern);
+  const got = pathSegments(pathname);
   if (want.length !== got.length) return undefined;
   const params: Record<string, string> = {};
   for (let i = 0; i < want.length; i++) {
@@ -552,4 +554,25 @@ export function matchPath(pattern: string, pathname: string): Record<string, str
     }
   }
   return params;
+}
+
+/** Each route's pattern split once (a request is matched against every route, metrics.ts matches again). */
+const patterns = new Map<string, string[]>();
+const patternSegments = (pattern: string) => {
+  let segments = patterns.get(pattern);
+  if (!segments) patterns.set(pattern, (segments = pattern.split('/')));
+  return segments;
+};
+
+/** The request's path split once for all the routes it is matched against: the last one asked, kept. */
+let lastPath: string | undefined;
+let lastSegments: string[] = [];
+function pathSegments(pathname: string): readonly string[] {
+  if (pathname !== lastPath) {
+    const segments = pathname.replace(/\/+$/, '').split('/');
+    if (pathname === '/') segments.length = 1;
+    lastPath = pathname;
+    lastSegments = segments;
+  }
+  return lastSegments;
 }

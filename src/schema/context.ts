@@ -1,3 +1,5 @@
+import type { RequestReads } from '../db/replicas.ts';
+import type { OrdersStore } from '../db/orders-store.ts';
 import type { DomainDeps } from '../domain/deps.ts';
 import type { StatsCache } from '../domain/stats-cache.ts';
 import type { Loaders } from './loaders.ts';
@@ -5,9 +7,13 @@ import type { OrderPubSub } from './pubsub.ts';
 
 /** Per-request context: the domain's dependencies plus what a response needs to carry back. */
 export interface GraphQLContext extends DomainDeps {
+  /** Every read of orders (by id, pages, counts) goes through here. */
+  orders: OrdersStore;
   statsCache: StatsCache;
   pubsub: OrderPubSub;
   loaders: Loaders;
+  /** Where this request's lag-tolerant reads go: a replica or the primary (src/db/replicas.ts). */
+  reads: RequestReads;
   /** The request carried the watcher key (escrow-event ingestion). */
   isWatcher: boolean;
   /** Writes are open (no API_KEYS) or the request carried one of the keys. */

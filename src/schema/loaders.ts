@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import type { RequestReads } from '../db/replicas.ts';
 import type { RowStore } from '../db/row-store.ts';
 import type { Intent } from '../generated/prisma/client.ts';
 
@@ -8,11 +9,20 @@ export interface Loaders {
   intent: DataLoader<string, Intent>;
 }
 
-export function createLoaders(rows: RowStore): Loaders {
+/**
+ * Intents are read where the request's other reads go (a replica, src/db/replicas.ts); any the replica
+ * does not have yet (its order was read on the primary) come from the primary.
+ */
+export function createLoaders(reads: RequestReads, primary: RowStore): Loaders {
   return {
     intent: new DataLoader(
       async (swapIds) => {
-        const found = await rows.intentsBySwapId(swapIds);
+        const target = await reads.lagTolerant();
+        let found = await target.rows.intentsBySwapId(swapIds);
+        if (target.rows !== primary && found.length < swapIds.length) {
+          const have = new Set(found.map((row) => row.swapId));
+          found = [...found, ...(await primary.intentsBySwapId(swapIds.filter((id) => !have.has(id))))];
+        }
         const bySwapId = new Map(found.map((row) => [row.swapId, row]));
         return swapIds.map((id) => bySwapId.get(id) ?? new Error(`intent ${id} not found`));
       },

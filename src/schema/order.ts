@@ -1,19 +1,13 @@
+import type { KeysetRange, OffsetPage, OrderSet } from '../db/orders-store.ts';
+import { intentRead, withIntentsRead, type OrderKey } from '../db/row-store.ts';
+import { selects } from './selection.ts';
 import { requireWriter } from '../http/api-keys.ts';
 import { BadRequestError } from '../domain/errors.ts';
-import {
-  MAX_LIMIT,
-  NEWEST_FIRST,
-  orderFilterWhere,
-  pageInfo,
-  parseStatuses,
-  parsePagination,
-  type OrderFilterInput,
-} from '../domain/order-list.ts';
+import { MAX_LIMIT, orderFilterWhere, pageInfo, parseStatuses, parsePagination, type OrderFilterInput } from '../domain/order-list.ts';
 import { parseInput } from '../domain/input.ts';
 import { assertFound, createOrder, createOrderSchemaFor, orderIdOrNotFound, parseUserId, type CreatedOrder } from '../domain/orders.ts';
-import { countByStatus } from '../domain/status/count.ts';
 import { ORDER_STATUSES, statusAt, type OrderStatus } from '../domain/status/rule.ts';
-import type { Intent as IntentRow, Order as OrderRow, Prisma } from '../generated/prisma/client.ts';
+import type { Intent as IntentRow } from '../generated/prisma/client.ts';
 import { builder } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
 import { Intent } from './intent.ts';
@@ -66,14 +60,12 @@ export const Order = builder.prismaObject('Order', {
   }),
 });
 
-/** Intents a just-written order carries (the rows its INSERT returned), so they need no query. */
-const WRITTEN_INTENTS = Symbol('writtenIntents');
-type WithWrittenIntents = { [WRITTEN_INTENTS]?: IntentRow[] };
-
+/** Intents that came with the order (a page read with them, the rows a create wrote) need no query. */
 function intentOf(ctx: GraphQLContext, order: object, swapId: string): IntentRow | Promise<IntentRow> {
-  const written = (order as WithWrittenIntents)[WRITTEN_INTENTS];
-  return written?.find((intent) => intent.swapId === swapId) ?? ctx.loaders.intent.load(swapId);
+  return intentRead(order, swapId) ?? ctx.loaders.intent.load(swapId);
 }
+
+const INTENT_FIELDS = ['sourceIntent', 'destinationIntent'];
 
 const OrderFilter = builder.inputType('OrderFilter', {
   description: 'Filters for order lists; all given conditions must hold.',
@@ -87,106 +79,33 @@ const OrderFilter = builder.inputType('OrderFilter', {
   }),
 });
 
-/** A page of orders as the REST list endpoints return it (README, REST and GraphQL). */
-interface OrderPageShape {
-  where: Prisma.OrderWhereInput;
-  page: number;
-  limit: number;
-  /** Set for a user's orders: the page is then one indexed read (orders_user_id_created_at_id_idx). */
-  userId?: string;
-  /** Set when the filter is statuses alone (or nothing): the total then comes from the rollups. */
-  statusesOnly?: OrderStatus[] | 'all';
-}
-
-/**
- * A page's rows come through the row store (src/db/row-store.ts), below Prisma Client: these are
- * the hottest reads, and Prisma Client's own CPU per query exceeds the query's.
- *
- * Deferred join for every filtered page: the page's ids from an index alone (through Prisma, which
- * owns the filters), then those rows.
- * - Deep pages: skipping through ids costs an index walk; reading every skipped row would not.
- * - Status pages: for `stage = completed ORDER BY created_at DESC`, PostgreSQL takes the
- *   created_at index and filters (60,000 newer rows skipped at a million orders), since it cannot
- *   know that recent orders are rarely completed; asked for ids alone, it reads the (stage,
- *   created_at, id) index only.
- */
-async function pageRows(ctx: GraphQLContext, page: OrderPageShape, skip: number): Promise<OrderRow[]> {
-  if (page.userId !== undefined) return ctx.rows.ordersOfUser(page.userId, page.limit, skip);
-  const ids = await ctx.prisma.order.findMany({
-    select: { id: true },
-    where: page.where,
-    orderBy: NEWEST_FIRST,
-    skip,
-    take: page.limit,
-  });
-  return ctx.rows.ordersById(ids.map((o) => o.id));
-}
-
-const OrderPage = builder.objectRef<OrderPageShape>('OrderPage').implement({
+const OrderPage = builder.objectRef<OffsetPage>('OrderPage').implement({
   description: 'Offset page, newest first. A page past the end has empty data and correct totals.',
   fields: (t) => ({
-    data: t.field({
-      description: 'The orders of this page.',
-      type: [Order],
-      resolve: (page, _args, ctx) => {
-        const skip = (page.page - 1) * page.limit;
-        const rows = pageRows(ctx, page, skip);
-        if (skip === 0) firstPages.set(page, rows);
-        return rows;
-      },
-    }),
+    data: t.field({ description: 'The orders of this page.', type: [Order], resolve: (page) => page.rows() }),
     page: t.exposeInt('page', { description: "This page's number, from 1." }),
     limit: t.exposeInt('limit', { description: 'Orders per page.' }),
-    total: t.int({ description: 'Orders matching, on all pages.', resolve: (page, _args, ctx) => countOrders(ctx, page) }),
+    total: t.int({ description: 'Orders matching, on all pages.', resolve: (page) => page.total() }),
     totalPages: t.int({
       description: 'ceil(total / limit).',
-      resolve: async (page, _args, ctx) => pageInfo(page, await countOrders(ctx, page)).totalPages,
+      resolve: async (page) => pageInfo(page, await page.total()).totalPages,
     }),
   }),
 });
 
-// total and totalPages share one COUNT per page object.
-const counts = new WeakMap<OrderPageShape, Promise<number>>();
-// A first page shorter than its limit is the whole list: its length is the total, no COUNT needed
-// (most users' pages). The executor calls every field's resolver before awaiting any, so after one
-// tick a `data` field asked alongside, in any order, has started its query.
-const firstPages = new WeakMap<OrderPageShape, Promise<unknown[]>>();
-function countOrders(ctx: GraphQLContext, page: OrderPageShape): Promise<number> {
-  let count = counts.get(page);
-  if (!count) {
-    count = (async () => {
-      await null;
-      const firstPage = firstPages.get(page);
-      const rows = firstPage ? await firstPage : undefined;
-      return rows && rows.length < page.limit ? rows.length : countAll(ctx, page);
-    })();
-    counts.set(page, count);
-  }
-  return count;
-}
-
-function countAll(ctx: GraphQLContext, page: OrderPageShape): Promise<number> {
-  return page.statusesOnly ? countByStatus(ctx.prisma, page.statusesOnly, ctx.now()) : ctx.prisma.order.count({ where: page.where });
-}
-
-/**
- * Prisma turns a cursor into `(created_at = X AND id <= Y) OR created_at < X`, which no index can
- * start from: at depth, PostgreSQL walks every newer order to find the cursor. The same condition
- * with a leading range (`created_at <= X AND (created_at < X OR id < Y)`) starts the index scan at
- * the cursor. Pothos asks for the cursor row and skips it (skip: 1); a strict comparison leaves it out.
- */
-function keysetQuery<Q extends { cursor?: unknown; skip?: number; take?: number }>(
-  query: Q,
-): Omit<Q, 'cursor'> & { keyset: Prisma.OrderWhereInput } {
-  const { cursor, ...rest } = query;
-  const at = (cursor as { createdAt_id?: { createdAt: Date; id: string } } | undefined)?.createdAt_id;
-  if (!at || rest.skip !== 1) return { ...query, keyset: {} };
+/** Pothos' cursor query (a cursor row to skip, a signed take) as the store's keyset range. */
+function keysetRange(query: { cursor?: unknown; skip?: number; take?: number }): KeysetRange {
+  const take = query.take ?? 0;
+  const at = (query.cursor as { createdAt_id?: { createdAt?: unknown; id?: unknown } } | undefined)?.createdAt_id;
   // Newest first: "after" the cursor (take > 0) is older, "before" it (take < 0) is newer.
-  const older = (rest.take ?? 0) >= 0;
-  const keyset: Prisma.OrderWhereInput = older
-    ? { createdAt: { lte: at.createdAt }, OR: [{ createdAt: { lt: at.createdAt } }, { id: { lt: at.id } }] }
-    : { createdAt: { gte: at.createdAt }, OR: [{ createdAt: { gt: at.createdAt } }, { id: { gt: at.id } }] };
-  return { ...rest, skip: 0, keyset };
+  return { after: at && orderKey(at), newer: take < 0, limit: Math.abs(take) };
+}
+
+/** A cursor's key as Pothos decoded it: older cursors carry the time as text, a forged one anything. */
+function orderKey(at: { createdAt?: unknown; id?: unknown }): OrderKey {
+  const createdAt = at.createdAt instanceof Date || typeof at.createdAt === 'string' ? new Date(at.createdAt) : undefined;
+  if (!createdAt || Number.isNaN(createdAt.getTime()) || typeof at.id !== 'string') throw new BadRequestError('invalid cursor');
+  return { createdAt, id: at.id };
 }
 
 function filterInput(filter: ({ status?: OrderStatus[] | null } & Record<string, unknown>) | null | undefined) {
@@ -197,15 +116,12 @@ function filterInput(filter: ({ status?: OrderStatus[] | null } & Record<string,
 }
 
 builder.queryFields((t) => ({
-  order: t.prismaField({
+  order: t.field({
     description: 'One order by id (`GET /orders/{order_id}`); NOT_FOUND when there is none.',
-    type: 'Order',
+    type: Order,
     nullable: true,
     args: { orderId: t.arg.string({ description: "The order's id.", required: true }) },
-    resolve: async (query, _root, args, ctx) => {
-      const id = orderIdOrNotFound(args.orderId);
-      return assertFound(await ctx.prisma.order.findUnique({ ...query, where: { id } }), args.orderId);
-    },
+    resolve: async (_root, args, ctx) => assertFound(await ctx.orders.byId(orderIdOrNotFound(args.orderId)), args.orderId),
   }),
   orders: t.field({
     description: 'Orders, newest first, filtered (`GET /orders`).',
@@ -215,14 +131,16 @@ builder.queryFields((t) => ({
       limit: t.arg.int({ required: false, description: `Orders per page, 1 to ${MAX_LIMIT}; default 20.` }),
       filter: t.arg({ description: 'Only orders matching all of these.', type: OrderFilter, required: false }),
     },
-    resolve: (_root, args, ctx) => {
+    resolve: (_root, args, ctx, info) => {
       const filter = filterInput(args.filter);
       const keys = Object.keys(filter);
-      return {
-        ...parsePagination(args),
-        where: orderFilterWhere(ctx.registry, filter, ctx.now()),
-        statusesOnly: keys.length === 0 ? 'all' : keys.length === 1 && filter.status ? parseStatuses(filter.status) : undefined,
-      } satisfies OrderPageShape;
+      const now = ctx.now();
+      const set: OrderSet = {
+        where: orderFilterWhere(ctx.registry, filter, now),
+        now,
+        statuses: keys.length === 0 ? 'all' : keys.length === 1 && filter.status ? parseStatuses(filter.status) : undefined,
+      };
+      return ctx.orders.offsetPage(set, parsePagination(args), { withIntents: selects(info, ['data'], INTENT_FIELDS) });
     },
   }),
   ordersByUser: t.field({
@@ -233,9 +151,11 @@ builder.queryFields((t) => ({
       page: t.arg.int({ required: false, description: 'Page number from 1; default 1.' }),
       limit: t.arg.int({ required: false, description: `Orders per page, 1 to ${MAX_LIMIT}; default 20.` }),
     },
-    resolve: (_root, args, _ctx) => {
+    resolve: (_root, args, ctx, info) => {
       const userId = parseUserId(args.userId);
-      return { ...parsePagination(args), where: { userId }, userId };
+      const withIntents = selects(info, ['data'], INTENT_FIELDS);
+      const withTotal = selects(info, [], ['total', 'totalPages']);
+      return ctx.orders.offsetPage({ where: { userId }, now: ctx.now(), userId }, parsePagination(args), { withIntents, withTotal });
     },
   }),
   ordersConnection: t.prismaConnection(
@@ -249,23 +169,21 @@ builder.queryFields((t) => ({
         filter: t.arg({ description: 'Only orders matching all of these.', type: OrderFilter, required: false }),
         userId: t.arg.string({ description: "Only this user's orders.", required: false }),
       },
-      resolve: (query, _root, args, ctx) => {
+      resolve: (query, _root, args, ctx, info) => {
         for (const size of ['first', 'last'] as const) {
           const value = args[size];
           if (value != null && (value < 0 || value > MAX_LIMIT)) throw new BadRequestError(`${size} must be from 0 to ${MAX_LIMIT}`);
         }
-        const { keyset, ...rest } = keysetQuery(query);
-        return ctx.prisma.order.findMany({
-          ...rest,
-          where: {
-            AND: [
-              orderFilterWhere(ctx.registry, filterInput(args.filter), ctx.now()),
-              args.userId != null ? { userId: parseUserId(args.userId) } : {},
-              keyset,
-            ],
-          },
-          orderBy: NEWEST_FIRST,
-        });
+        const now = ctx.now();
+        const filter = orderFilterWhere(ctx.registry, filterInput(args.filter), now);
+        const userId = args.userId == null ? undefined : parseUserId(args.userId);
+        const set: OrderSet =
+          userId === undefined
+            ? { where: filter, now }
+            : Object.keys(filter).length === 0
+              ? { where: { userId }, now, userId }
+              : { where: { AND: [filter, { userId }] }, now };
+        return ctx.orders.keysetPage(set, keysetRange(query), { withIntents: selects(info, ['edges', 'node'], INTENT_FIELDS) });
       },
     },
     { description: 'A page of orders, newest first, with cursors.' },
@@ -311,10 +229,10 @@ const CreateOrderPayload = builder.objectRef<CreatedOrder>('CreateOrderPayload')
       description: 'The order.',
       type: Order,
       // A new order answers from the rows just written; a replay reads the stored one.
-      resolve: (payload, _args, ctx) =>
+      resolve: async (payload, _args, ctx) =>
         payload.stored
-          ? Object.assign({ ...payload.stored.order }, { [WRITTEN_INTENTS]: payload.stored.intents })
-          : ctx.prisma.order.findUniqueOrThrow({ where: { id: payload.orderId } }),
+          ? withIntentsRead({ ...payload.stored.order }, payload.stored.intents)
+          : assertFound(await ctx.orders.byId(payload.orderId), payload.orderId),
     }),
   }),
 });

@@ -60,7 +60,8 @@ builder.queryFields((t) => ({
     description: 'Order book statistics (`GET /stats`), from the cache when it is fresh.',
     type: StatsRef,
     resolve: async (_root, _args, ctx) => {
-      const cached = await ctx.statsCache.get(() => computeStats(ctx.prisma, ctx.registry, ctx.now()));
+      // Statistics tolerate lag (they are cached for minutes anyway): a replica computes them when one is usable.
+      const cached = await ctx.statsCache.get(async () => computeStats((await ctx.reads.lagTolerant()).prisma, ctx.registry, ctx.now()));
       ctx.cacheMaxAgeSecs = cached.remainingSecs;
       return cached.stats;
     },

@@ -11,7 +11,11 @@ builder.subscriptionFields((t) => ({
     type: 'Order',
     description: 'The order, each time it changes (escrow events, claims).',
     args: { orderId: t.arg.string({ description: 'The order to follow.', required: true }) },
-    subscribe: (_root, args, ctx) => ctx.pubsub.subscribe('orderUpdated', orderIdOrNotFound(args.orderId)),
+    subscribe: (_root, args, ctx) => {
+      // Each event is read as it commits: on the primary, never on a replica still replaying it.
+      ctx.reads.pinPrimary();
+      return ctx.pubsub.subscribe('orderUpdated', orderIdOrNotFound(args.orderId));
+    },
     resolve: (query, payload, _args, ctx) =>
       ctx.prisma.order.findUniqueOrThrow({ ...query, where: { id: (payload as { orderId: string }).orderId } }),
   }),
@@ -19,7 +23,10 @@ builder.subscriptionFields((t) => ({
     type: 'Order',
     description: 'Any order of this user, when it is created or changes.',
     args: { userId: t.arg.string({ description: 'The user whose orders to follow.', required: true }) },
-    subscribe: (_root, args, ctx) => ctx.pubsub.subscribe('userOrdersUpdated', parseUserId(args.userId)),
+    subscribe: (_root, args, ctx) => {
+      ctx.reads.pinPrimary();
+      return ctx.pubsub.subscribe('userOrdersUpdated', parseUserId(args.userId));
+    },
     resolve: (query, payload, _args, ctx) =>
       ctx.prisma.order.findUniqueOrThrow({ ...query, where: { id: (payload as { orderId: string }).orderId } }),
   }),

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { Config } from '../config.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import { PollingLoop } from '../polling-loop.ts';
 import { postWebhook, type SendResult } from './target.ts';
 
 /** Renders an event's `data`: the order or the claim as REST returns it. */
@@ -48,35 +49,11 @@ interface LeasedDelivery {
  *   attempt failed for WEBHOOK_DISABLE_AFTER_SECONDS is disabled, with its reason.
  * - The clock sweep writes the events of clock-driven changes (`expired`, time-based `refunding`).
  */
-export class WebhookWorker {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
+export class WebhookWorker extends PollingLoop {
   private lastSweep = 0;
 
-  constructor(private readonly options: WebhookWorkerOptions) {}
-
-  get isRunning(): boolean {
-    return !this.stopped;
-  }
-
-  start(): void {
-    this.stopped = false;
-    const loop = async () => {
-      if (this.stopped) return;
-      this.running = this.tick()
-        .then(() => undefined)
-        .catch((err: unknown) => this.options.logger.warn({ err }, 'webhook tick failed'));
-      await this.running;
-      if (!this.stopped) this.timer = setTimeout(loop, this.options.settings.pollMs);
-    };
-    this.timer = setTimeout(loop, 0);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  constructor(private readonly options: WebhookWorkerOptions) {
+    super({ name: 'webhook', intervalMs: options.settings.pollMs, logger: options.logger });
   }
 
   /** One round: sweep (when due), fan out, send what is due. Returns the attempts made. */

@@ -26,5 +26,7 @@ createServer(
     legacyRelations: 'omit',
     enableQueryBatching: false,
     extendedErrors: [],
+    // orders and intents are partitioned by month (README, Deployment): read them through their parents.
+    graphileBuildOptions: { pgUsePartitionedParent: true },
   }),
 ).listen(port, '127.0.0.1', () => console.log(`postgraphile listening on ${port}`));

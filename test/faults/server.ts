@@ -9,6 +9,7 @@ import { applyMigrations } from '../../src/db/migrate.ts';
 import type { Json } from '../support/app.ts';
 import { USER_BTC, USER_EVM } from '../support/fixtures.ts';
 import { createDatabase, type TestPostgresDatabase } from '../support/postgres-setup.ts';
+import { redisAnswers } from '../support/redis.ts';
 import { freePort, startServer as startServerProcess, type ServerProcess } from '../support/server-process.ts';
 
 export type { ServerProcess };
@@ -75,17 +76,8 @@ export async function createOne(base: string, userId: string): Promise<string | 
 export async function privateRedis() {
   const port = await freePort();
   let child: ChildProcess | undefined;
-  const ping = () => {
-    try {
-      return (
-        execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'pipe' })
-          .toString()
-          .trim() === 'PONG'
-      );
-    } catch {
-      return false;
-    }
-  };
+  const ping = () => redisAnswers(port);
+
   const redis = {
     url: `redis://127.0.0.1:${port}`,
     async start() {
@@ -146,7 +138,12 @@ export async function privatePostgres() {
     thaw: () => processes().forEach((pid) => process.kill(pid, 'SIGCONT')),
     destroy() {
       try {
-        processes().forEach((pid) => process.kill(pid, 'SIGCONT'));
+        // A backend may exit between listing and signalling it (ESRCH): only the living need waking.
+        for (const pid of processes()) {
+          try {
+            process.kill(pid, 'SIGCONT');
+          } catch {}
+        }
         asPostgres(join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop');
       } finally {
         rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { test as base } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
@@ -55,17 +56,17 @@ export interface GqlReply {
   errors?: { message: string; extensions?: { code?: string } }[];
 }
 
-export async function createTestApp(
-  options: {
-    env?: Record<string, string>;
-    onQuery?: (sql: string) => void;
-    /** Share one database between several app instances. */
-    db?: Database;
-    statsCache?: StatsCache;
-    redis?: { client: Redis; subscriber: Redis };
-    logger?: Logger;
-  } = {},
-): Promise<TestApp> {
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  onQuery?: (sql: string) => void;
+  /** Share one database between several app instances. */
+  db?: Database;
+  statsCache?: StatsCache;
+  redis?: { client: Redis; subscriber: Redis };
+  logger?: Logger;
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', WATCHER_KEY, ...options.env });
   const db = options.db ?? (await openTestDatabase({ onQuery: options.onQuery }));
   const clock = new TestClock();
@@ -120,3 +121,17 @@ export async function createTestApp(
     },
   };
 }
+
+/**
+ * The suite's `it`: a test (or `it.beforeAll`) that asks for `t` gets the file's test app, made once per
+ * file (vitest's file-scoped fixture) and closed after the file's last test. A file that needs other options
+ * says so once, at its top: `it.override('appOptions', { env: { ... } })` (a value, or a file-scoped
+ * function for options that need setting up, such as a seeded database).
+ */
+export const it = base
+  .extend('appOptions', { scope: 'file' }, {} as TestAppOptions)
+  .extend('t', { scope: 'file' }, async ({ appOptions }, { onCleanup }) => {
+    const t = await createTestApp(appOptions);
+    onCleanup(() => t.close());
+    return t;
+  });

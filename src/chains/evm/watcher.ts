@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { PublicClient } from 'viem';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
+import { PollingLoop } from '../../polling-loop.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../../domain/errors.ts';
 import type { EscrowEvent } from '../../domain/escrow-events.ts';
 import { deriveSwapId } from '../../domain/orders.ts';
@@ -61,11 +62,7 @@ function readLogs(client: PublicClient, address: `0x${string}`, fromBlock: bigin
 
 const hex = (value: string) => value.slice(2).toLowerCase();
 
-export class EvmWatcher {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
-  private failures = 0;
+export class EvmWatcher extends PollingLoop {
   private chainIdChecked = false;
   private readonly maxRange: bigint;
   private readonly reorgRewind: bigint;
@@ -74,41 +71,21 @@ export class EvmWatcher {
   lagBlocks: number | undefined;
 
   constructor(private readonly options: EvmWatcherOptions) {
+    const log = options.logger.child({ chain: options.chain.id, watcher: options.owner });
+    // RPC or database trouble loses nothing past the cursor: the loop retries, slower each time.
+    super({ name: 'watcher', intervalMs: options.pollMs, logger: log, describeError: describe });
+    this.log = log;
     this.maxRange = BigInt(options.maxRange ?? 2_000);
     this.reorgRewind = BigInt(options.reorgRewind ?? 128);
-    this.log = options.logger.child({ chain: options.chain.id, watcher: options.owner });
   }
 
   get chain(): string {
     return this.options.chain.id;
   }
 
-  start(): void {
-    this.stopped = false;
-    const loop = async () => {
-      if (this.stopped) return;
-      let delay = this.options.pollMs;
-      this.running = this.tick()
-        .then(() => {
-          this.failures = 0;
-        })
-        .catch((err: unknown) => {
-          // RPC or database trouble: nothing past the cursor was lost; try again, slower each time.
-          this.failures++;
-          delay = Math.min(this.options.pollMs * 2 ** this.failures, 30_000);
-          this.log.warn({ err: describe(err), retryInMs: delay }, 'watcher tick failed');
-        });
-      await this.running;
-      if (!this.stopped) this.timer = setTimeout(loop, delay);
-    };
-    this.timer = setTimeout(loop, 0);
-  }
-
   /** Stops polling and gives the lease up, so another instance takes over at once. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  override async stop(): Promise<void> {
+    await super.stop();
     await this.options.prisma.$executeRaw`
       UPDATE chain_watchers SET owner = NULL, lease_until = NULL
       WHERE chain = ${this.chain} AND owner = ${this.options.owner}`.catch(() => undefined);
