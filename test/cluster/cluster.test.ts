@@ -96,7 +96,9 @@ describe('the topology', () => {
   it("reads another client's lists on the replica, and the writer's own on the primary", async () => {
     const replica = cluster.nodes[1]!;
     // The replica stops applying WAL (it still receives and flushes it, so synchronous commits go on): a new
-    // order is on the primary only, until the lag checks skip the replica about a second later.
+    // order is on the primary only, until the lag checks skip the replica. Patroni resumes a paused replay
+    // on its next loop unless the cluster is in maintenance mode.
+    await cluster.maintenance(true);
     await sql(nodeUrl(replica), 'SELECT pg_wal_replay_pause()');
     try {
       // The call only asks for the pause; WAL that arrives before the startup process notices is still applied.
@@ -132,6 +134,7 @@ describe('the topology', () => {
       );
     } finally {
       await sql(nodeUrl(replica), 'SELECT pg_wal_replay_resume()');
+      await cluster.maintenance(false);
     }
   });
 });

@@ -66,6 +66,12 @@ export interface Cluster {
   redis: { kill(): Promise<void>; start(): Promise<void> };
   /** The node whose Patroni answers /primary, if any. */
   leader(): Promise<PgNode | undefined>;
+  /**
+   * Patroni's maintenance mode on or off, once every node's Patroni has seen it. While it is on Patroni
+   * neither fails over nor touches PostgreSQL: on PostgreSQL 14+ its HA loop otherwise resumes a replay
+   * that someone paused, within one loop_wait.
+   */
+  maintenance(on: boolean): Promise<void>;
   /** Lines describing every URL, for `npm run cluster`. */
   describe(): string;
   stop(): Promise<void>;
@@ -356,6 +362,30 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       async leader() {
         for (const node of nodes) if ((await node.rest('/primary')) === 200) return node;
         return undefined;
+      },
+      async maintenance(on) {
+        const leader = await cluster.leader();
+        if (!leader) throw new Error('no Patroni leader to ask for maintenance mode');
+        const response = await fetch(`http://127.0.0.1:${leader.restPort}/config`, {
+          method: 'PATCH',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ pause: on }),
+          signal: AbortSignal.timeout(5_000),
+        });
+        if (!response.ok) throw new Error(`Patroni refused maintenance mode ${on}: ${response.status} ${await response.text()}`);
+        // Each Patroni reads the change from etcd on its next loop; /patroni then says `pause: true`.
+        const paused = async (node: PgNode) => {
+          const status = await fetch(`http://127.0.0.1:${node.restPort}/patroni`, { signal: AbortSignal.timeout(2_000) })
+            .then((r) => r.json() as Promise<{ pause?: boolean }>)
+            .catch(() => undefined);
+          return status !== undefined && (status.pause === true) === on;
+        };
+        await waitFor(
+          `every Patroni to ${on ? 'enter' : 'leave'} maintenance mode`,
+          async () => (await Promise.all(nodes.map(paused))).every(Boolean),
+          15_000,
+          100,
+        );
       },
       describe: () =>
         [
