@@ -214,6 +214,7 @@ export function createApp(deps: AppDeps): App {
       restPlugin({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         apiKeys: deps.config.apiKeys,
+        watcherKey: deps.config.watcherKey,
         registry: deps.registry,
         now,
         run: (request) => runDocument(yoga, request),

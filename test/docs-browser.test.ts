@@ -30,12 +30,19 @@ describe.skipIf(TEST_DB !== 'pglite')('/docs in Chromium', () => {
       if (/BLOCKED_BY_CSP|^csp$/.test(request.failure()?.errorText ?? '')) refused.push(request.url());
       else outside.push(`${request.url()} (${request.failure()?.errorText})`);
     });
+    // No console error but that refusal (a browser asks for /favicon.ico, a 404, unless the page names an icon).
+    const errors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !message.text().includes('https://cdn.redoc.ly/')) errors.push(message.text());
+    });
     await page.goto(`${base}/docs`);
     await page.waitForFunction(() => document.body.innerText.includes('Create an order from a quote'), undefined, { timeout: 60_000 });
     const text = await page.evaluate(() => document.body.innerText);
     for (const route of routes) expect(text).toContain(route.doc.summary);
     expect(text).toContain('Order book gateway: REST');
     expect(outside).toEqual([]);
+    await page.waitForTimeout(500);
+    expect(errors).toEqual([]);
     expect(refused.every((url) => url.startsWith('https://cdn.redoc.ly/'))).toBe(true);
   }, 90_000);
 });

@@ -178,6 +178,11 @@ describe('ingestion endpoint', () => {
     const { src } = await newOrder(t);
     expect((await postEvent(t, src, escrowEvent('create', 1), 'wrong-key')).status).toBe(401);
     expect((await t.rest('POST', `/intents/${src}/events`, escrowEvent('create', 1))).status).toBe(401);
+    // The key is checked before the body: without it, a body that would fail validation is still a 401.
+    expect(await postEvent(t, src, {}, 'wrong-key')).toMatchObject({
+      status: 401,
+      body: { status: 'Error', result: 'recording escrow events needs Authorization: Bearer <WATCHER_KEY>' },
+    });
     const bad = await postEvent(t, src, { ...escrowEvent('create', 1), block_number: -1 });
     expect(bad).toMatchObject({ status: 400, body: { result: 'block_number must be a non-negative integer' } });
     const noSecret = await postEvent(t, src, escrowEvent('claim', 1));

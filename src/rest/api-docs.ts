@@ -30,6 +30,7 @@ const DOCS_PAGE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Order book REST API</title>
+<link rel="icon" href="data:,">
 <style>body { margin: 0; }</style>
 </head>
 <body>

@@ -2,6 +2,7 @@ import type { Plugin } from 'graphql-yoga';
 import { NotFoundError } from '../domain/errors.ts';
 import { toClientError } from '../http/client-error.ts';
 import { isWriterAllowed } from '../http/api-keys.ts';
+import { bearerToken, keyMatches } from '../http/auth.ts';
 import type { Registry } from '../domain/registry/registry.ts';
 import { envelope, errorEnvelope, readJsonBody } from './http.ts';
 import { matchPath, routes, type RunDocument } from './routes.ts';
@@ -9,6 +10,8 @@ import { matchPath, routes, type RunDocument } from './routes.ts';
 export interface RestOptions {
   graphqlEndpoint: string;
   apiKeys: readonly string[];
+  /** Escrow-event ingestion's key; unset, every event is refused. */
+  watcherKey: string | undefined;
   registry: Registry;
   now: () => Date;
   run: (request: Request) => RunDocument;
@@ -48,6 +51,10 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
     }
     if (match.route.write && !isWriterAllowed(request, options.apiKeys)) {
       return envelope(401, 'this write needs Authorization: Bearer <API key>', { 'www-authenticate': 'Bearer' }, respond);
+    }
+    // The resolver checks the key too (GraphQL clients); here it comes before the body is read, as for writes.
+    if (match.route.watcher && !keyMatches(bearerToken(request), options.watcherKey)) {
+      return envelope(401, 'recording escrow events needs Authorization: Bearer <WATCHER_KEY>', { 'www-authenticate': 'Bearer' }, respond);
     }
     const body = match.route.body ? await readJsonBody(request) : undefined;
     const result = await match.route.handle(

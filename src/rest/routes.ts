@@ -49,6 +49,8 @@ export interface Route {
   body?: boolean;
   /** A write: needs an API key when API_KEYS is set (checked before the body). */
   write?: boolean;
+  /** Chain-watcher ingestion: needs WATCHER_KEY (checked before the body). */
+  watcher?: boolean;
   /** What the OpenAPI document says of it (src/rest/openapi.ts builds the rest from the GraphQL document). */
   doc: RouteDoc;
   handle(input: RouteInput, run: RunDocument): Promise<RouteResult>;
@@ -335,6 +337,7 @@ export const routes: Route[] = [
       },
     },
     body: true,
+    watcher: true,
     async handle(input, run) {
       const { data } = await runWrite(run, 'recordEscrowEvent', EscrowEventSchema, input.body, {
         swapId: input.params.swapId!,
