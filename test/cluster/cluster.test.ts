@@ -98,9 +98,9 @@ describe('the topology', () => {
     // The replica stops applying WAL (it still receives and flushes it, so synchronous commits go on): a new
     // order is on the primary only, until the lag checks skip the replica. Patroni resumes a paused replay
     // on its next loop unless the cluster is in maintenance mode.
-    await cluster.maintenance(true);
-    await sql(nodeUrl(replica), 'SELECT pg_wal_replay_pause()');
     try {
+      await cluster.maintenance(true);
+      await sql(nodeUrl(replica), 'SELECT pg_wal_replay_pause()');
       // The call only asks for the pause; WAL that arrives before the startup process notices is still applied.
       await waitFor(
         'the replica to pause replay',
