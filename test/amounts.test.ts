@@ -67,8 +67,13 @@ describe('parseAmount', () => {
     expect(error.message).toBe(MESSAGE);
   });
 
-  it.each([1, 0, 1.5, 1e21, 10n, null, undefined, true, {}, ['1'], Number.NaN])('rejects the non-string %s', (value) => {
+  it.each([1, 0, 1.5, 1e21, 10n, true, {}, ['1'], Number.NaN])('rejects the non-string %s', (value) => {
     expect(errorOf(() => parseAmount(value, 'source.amount')).message).toBe(MESSAGE);
+  });
+
+  // Missing reads as missing, as for every other field.
+  it.each([null, undefined])('says %s is missing', (value) => {
+    expect(errorOf(() => parseAmount(value, 'source.amount')).message).toBe('source.amount is required');
   });
 
   it('rejects 2^256 and beyond with its own message', () => {

@@ -125,6 +125,7 @@ describe('POST /orders', () => {
 
   it.for<[string, string, unknown, string]>([
     ['source', 'amount', '', 'source.amount must be a positive integer string in base units'],
+    ['source', 'amount', null, 'source.amount is required'],
     ['source', 'amount', 1000, 'source.amount must be a positive integer string in base units'],
     ['source', 'amount', '0x10', 'source.amount must be a positive integer string in base units'],
     ['destination', 'amount', '-5', 'destination.amount must be a positive integer string in base units'],

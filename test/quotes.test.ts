@@ -59,6 +59,7 @@ describe('POST /quotes', () => {
   it.for<[Record<string, unknown>, number, string]>([
     [{ destination: { asset: 'ethereum:usdc' } }, 400, 'source must be an object'],
     [{ source: { asset: 'bitcoin:btc', amount: 1 }, destination: { asset: 'ethereum:usdc' } }, 400, 'source.amount'],
+    [{ source: { asset: 'bitcoin:btc' }, destination: { asset: 'ethereum:usdc' } }, 400, 'source.amount is required'],
     [{ source: { asset: 'bitcoin:btc', amount: '1' } }, 400, 'destination must be an object'],
     [{ source: { asset: 'btc', amount: '100000' }, destination: { asset: 'ethereum:usdc' } }, 400, 'source.asset'],
     [{ source: { asset: 'bitcoin:doge', amount: '100000' }, destination: { asset: 'ethereum:usdc' } }, 422, 'not a listed asset'],

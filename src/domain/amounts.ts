@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseField } from './input.ts';
+import { missingOr, parseField } from './input.ts';
 
 /**
  * Amounts are strings of decimal digits in base units, 0 < amount < 2^256 (an EVM uint256). They are
@@ -28,7 +28,7 @@ const AMOUNT_RULE = 'must be a positive integer string in base units';
 
 /** An amount in an input schema: the text checked, then a bigint. */
 export const amount = z
-  .string({ error: AMOUNT_RULE })
+  .string({ error: missingOr(AMOUNT_RULE) })
   .regex(POSITIVE_INTEGER, { error: AMOUNT_RULE, abort: true })
   .max(MAX_AMOUNT_DIGITS, { error: 'must be below 2^256', abort: true })
   .refine((value) => BigInt(value) < AMOUNT_LIMIT, { error: 'must be below 2^256', abort: true })

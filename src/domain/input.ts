@@ -11,8 +11,8 @@ import { BadRequestError } from './errors.ts';
 /** How the client spelled the keys, so a message can name the field its way. */
 export type KeySpelling = 'camelCase' | 'snake_case';
 
-/** Messages carry the rule only; parseInput puts the field's name in front. */
-const missingOr = (rule: string) => (issue: { input?: unknown }) => (issue.input == null ? 'is required' : rule);
+/** Messages carry the rule only; parseInput puts the field's name in front. A missing field is `is required`. */
+export const missingOr = (rule: string) => (issue: { input?: unknown }) => (issue.input == null ? 'is required' : rule);
 
 /** A JSON object; anything else (null, an array, a string) fails with one message. */
 export function object<Shape extends z.ZodRawShape>(shape: Shape) {
