@@ -522,7 +522,11 @@ async function main(): Promise<void> {
   }
 
   let cold: Figures | undefined;
+  let coldFirst: Figures | undefined;
   if (wanted('stats')) {
+    // The instance's first request also opens its pool connections and plans its statements: its warm-up, as
+    // every other path has one, measured and printed but not counted in the cache-expired figures.
+    coldFirst = await sequential(`http://127.0.0.1:${oursCold.port}/stats`, 1, 1100);
     cold = await sequential(`http://127.0.0.1:${oursCold.port}/stats`, 15, 1100);
   }
 
@@ -547,7 +551,10 @@ async function main(): Promise<void> {
     }
   }
   if (cold) {
-    console.log(`\nGET /stats cold (cache expired each time, 15 requests 1.1 s apart): p50 ${ms(cold.p50)} ms, p99 ${ms(cold.p99)} ms`);
+    console.log(
+      `\nGET /stats cold (cache expired each time, 15 requests 1.1 s apart): p50 ${ms(cold.p50)} ms, p99 ${ms(cold.p99)} ms` +
+        ` (before them, the instance's first request: ${ms(coldFirst!.p50)} ms)`,
+    );
     results.push({
       text: `GET /stats cold p99 ${ms(cold.p99)} ms at ${orders} orders (< ${STATS_TARGET_MS} ms)`,
       met: cold.p99 < STATS_TARGET_MS,
