@@ -14,7 +14,7 @@ import autocannon from 'autocannon';
 import { graphqlLoad, quoteThenOrder } from './create-floor.ts';
 import { FLOOR_DOCUMENTS, readBook } from './floor.ts';
 import { freePort } from '../support/server-process.ts';
-import { nodeFlags, SERVICE_ENV } from './node-flags.ts';
+import { nodeFlags, SERVICE_ENV, serverEnv } from './node-flags.ts';
 
 /** The checkout whose service is measured (SERVICE_ROOT, for an A/B against another worktree). */
 const ROOT = process.env.SERVICE_ROOT ?? fileURLToPath(new URL('../../', import.meta.url));
@@ -60,13 +60,7 @@ async function main() {
   const script = process.env.CPU_TARGET === 'floor' ? 'test/bench/floor.ts' : 'src/server.ts';
   const child = spawn(process.execPath, [...nodeFlags(ROOT), ...prof, '--import', 'tsx', script], {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ...SERVICE_ENV,
-    },
+    env: serverEnv(DATABASE_URL, port, SERVICE_ENV),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {

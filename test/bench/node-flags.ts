@@ -24,3 +24,8 @@ export const SERVICE_ENV = {
   RATE_LIMIT_PER_IP: '1000000000',
   RATE_LIMIT_PER_KEY: '1000000000',
 } as const;
+
+/** The environment of a server the bench starts: this process's, pointed at the bench database and `port`. */
+export function serverEnv(databaseUrl: string, port: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', ...extra };
+}

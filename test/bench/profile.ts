@@ -20,7 +20,7 @@ import autocannon from 'autocannon';
 import { graphqlLoad, quoteThenOrder } from './create-floor.ts';
 import { FLOOR_DOCUMENTS, readBook } from './floor.ts';
 import { freePort } from '../support/server-process.ts';
-import { NODE_FLAGS, SERVICE_ENV } from './node-flags.ts';
+import { NODE_FLAGS, SERVICE_ENV, serverEnv } from './node-flags.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bench';
@@ -90,13 +90,7 @@ async function profileUnderLoad(
   const profileDir = mkdtempSync(path.join(dir, 'run-'));
   const child = spawn(process.execPath, [...NODE_FLAGS, '--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ...SERVICE_ENV,
-    },
+    env: serverEnv(DATABASE_URL, port, SERVICE_ENV),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -32,7 +32,7 @@ import { capturePairScript, PGBENCH, quoteThenOrder, runPgbench, writePairScript
 import { explainHotPaths } from './explain.ts';
 import { FLOOR_DOCUMENTS, serviceCursor } from './floor.ts';
 import { freePort } from '../support/server-process.ts';
-import { NODE_FLAGS, SERVICE_ENV } from './node-flags.ts';
+import { NODE_FLAGS, SERVICE_ENV, serverEnv } from './node-flags.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bench';
@@ -69,7 +69,7 @@ async function start(name: string, script: string, env: Record<string, string> =
   const port = await freePort();
   const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', script], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL, PORT: String(port), HOST: '127.0.0.1', ...env },
+    env: serverEnv(DATABASE_URL, port, env),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
