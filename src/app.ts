@@ -124,8 +124,9 @@ export function createApp(deps: AppDeps): App {
     const ip = clientIp(request.headers.get('x-forwarded-for'), peers.get(request), deps.config.trustProxy);
     return ip === 'unknown' ? undefined : `ip:${ip}`;
   };
+  const readsFor = (request: Request | undefined) => routing.forRequest(deps.db.replicas ? readClient(request) : undefined);
   const context = ({ request }: { request?: Request }): GraphQLContext => {
-    const reads = routing.forRequest(deps.db.replicas ? readClient(request) : undefined);
+    const reads = readsFor(request);
     return {
       prisma: deps.db.prisma,
       rows: deps.db.rows,
@@ -218,6 +219,7 @@ export function createApp(deps: AppDeps): App {
         registry: deps.registry,
         now,
         run: (request) => runDocument(yoga, request),
+        orders: (request) => routedOrdersStore(readsFor(request)),
         health: () => new Response('Online', { headers: { 'content-type': 'text/plain; charset=utf-8' } }),
         ready: () => readiness({ database: () => deps.db.ping() }, deps.optionalChecks),
         relayerHealth: () => relayerHealth({ prisma: deps.db.prisma, now, ...deps.relayer }),

@@ -2,7 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.ts';
 import { countByStatus } from '../src/domain/status/count.ts';
-import { deriveStage, ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere, type EscrowFacts } from '../src/domain/status/rule.ts';
+import {
+  deriveStage,
+  ORDER_STATUSES,
+  STATUS_BUCKET,
+  statusAt,
+  statusSql,
+  statusWhere,
+  type EscrowFacts,
+} from '../src/domain/status/rule.ts';
 import type { Stage } from '../src/generated/prisma/client.ts';
 import { openTestDatabase } from './support/database.ts';
 
@@ -56,7 +64,7 @@ describe('statusAt', () => {
   });
 });
 
-describe('statusWhere and the rollup counts agree with statusAt on the database', () => {
+describe('statusWhere, statusSql and the rollup counts agree with statusAt on the database', () => {
   let db: Database;
   const now = new Date('2026-06-01T12:00:00Z');
   const stages: Stage[] = [
@@ -124,6 +132,17 @@ describe('statusWhere and the rollup counts agree with statusAt on the database'
     const found = await db.prisma.order.findMany({ where: statusWhere(status, now), select: { id: true } });
     const expected = rows.filter((r) => statusAt(r, now) === status).map((r) => r.id);
     expect(found.map((f) => f.id).sort()).toEqual(expected.sort());
+  });
+
+  it('statusSql gives every order the status statusAt gives it', async () => {
+    const found = await db.prisma.$queryRawUnsafe<{ id: string; status: string }[]>(
+      `SELECT o.id, ${statusSql('o', '$1::timestamptz')} AS status FROM orders o WHERE o.user_id = 'u'`,
+      now.toISOString(),
+    );
+    const byId = new Map(found.map((row) => [row.id, row.status]));
+    expect(byId.size).toBe(rows.length);
+    for (const row of rows)
+      expect(byId.get(row.id), `${row.stage} ${row.deadlineAt.toISOString()} ${row.destExpiresAt.toISOString()}`).toBe(statusAt(row, now));
   });
 
   it.each(ORDER_STATUSES)('%s counted from the rollups the stats trigger keeps', async (status) => {

@@ -54,6 +54,13 @@ export interface OrdersStore {
   offsetPage(set: OrderSet, pagination: Pagination, options?: ReadOptions): OffsetPage;
   keysetPage(set: OrderSet, range: KeysetRange, options?: ReadOptions): Promise<Order[]>;
   count(set: OrderSet): Promise<number>;
+  /** A user's page as JSON text, each order rendered by PostgreSQL (RowStore.userPageJson), and the user's total. */
+  userPageJson(
+    userId: string,
+    pagination: Pagination,
+    orderJson: (now: string) => string,
+    now: Date,
+  ): Promise<{ data: string; total: number }>;
 }
 
 const isEveryOrder = (set: OrderSet) => set.userId === undefined && Object.keys(set.where).length === 0;
@@ -128,6 +135,9 @@ export function createOrdersStore(prisma: PrismaClient, rows: RowStore): OrdersS
         withIntents,
       );
     },
+
+    userPageJson: (userId, pagination, orderJson, now) =>
+      rows.userPageJson({ userId, limit: pagination.limit, offset: (pagination.page - 1) * pagination.limit }, orderJson, now),
 
     count(set) {
       if (set.statuses) return countByStatus(prisma, set.statuses, set.now);

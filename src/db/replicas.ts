@@ -436,5 +436,6 @@ export function routedOrdersStore(reads: RequestReads): OrdersStore {
     },
     keysetPage: async (set, range, options) => (await reads.lagTolerant()).orders.keysetPage(set, range, options),
     count: async (set) => (await reads.lagTolerant()).orders.count(set),
+    userPageJson: async (...args) => (await reads.lagTolerant()).orders.userPageJson(...args),
   };
 }

@@ -31,6 +31,16 @@ export interface RowStore {
    * when no row came back (a page past the end): the caller counts then.
    */
   userPage(range: OrderRange & { userId: string }): Promise<{ orders: Order[]; total: number | undefined }>;
+  /**
+   * One user's page as JSON text and the user's total, in one statement: each order rendered by
+   * `orderJson` (an SQL expression over the order row `o` and its intents `s` and `d`, given the SQL of
+   * the clock `now`: src/rest/rendered-pages.ts), joined with commas, newest first.
+   */
+  userPageJson(
+    range: OrderRange & { userId: string },
+    orderJson: (now: string) => string,
+    now: Date,
+  ): Promise<{ data: string; total: number }>;
   /** Intents whose swap id is in `swapIds`, in no particular order. */
   intentsBySwapId(swapIds: readonly string[]): Promise<Intent[]>;
   quoteById(id: string): Promise<Quote | null>;
@@ -203,6 +213,23 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
         `(SELECT count(*) FROM orders WHERE user_id = $3) AS total`,
       );
       return { orders: result.orders, total: result.extra === undefined ? undefined : Number(result.extra) };
+    },
+
+    async userPageJson(range, orderJson, now) {
+      const { sql, args, argTypes } = inOrder({ ...range, withIntents: false });
+      args.push(now.toISOString());
+      argTypes.push(TEXT);
+      // An aggregate without GROUP BY: one row, with the total, even for a page past the end (data NULL).
+      const [row] = await query(
+        `SELECT (SELECT count(*) FROM orders WHERE user_id = $3) AS total,
+          string_agg(${orderJson(`$${args.length}::timestamptz`)}, ',' ORDER BY o.created_at DESC, o.id DESC) AS data
+        FROM (${sql}) o
+        JOIN intents s ON s.swap_id = o.source_swap_id AND s.created_at = o.created_at
+        JOIN intents d ON d.swap_id = o.destination_swap_id AND d.created_at = o.created_at`,
+        args,
+        argTypes,
+      );
+      return { total: Number(row![0]), data: (row![1] as string | null) ?? '' };
     },
 
     intentsBySwapId: (swapIds) =>

@@ -20,6 +20,19 @@ export function envelope(
   });
 }
 
+/** A success envelope around a result that is JSON text already (a page PostgreSQL rendered: rendered-pages.ts). */
+export function envelopeJson(
+  status: number,
+  json: string,
+  headers: Record<string, string> = {},
+  respond: typeof Response = Response,
+): Response {
+  return new respond(`{"status":"Success","result":${json}}`, {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  });
+}
+
 const errorCodes = new WeakMap<Response, ErrorCode>();
 
 /** A client error in the envelope, with its code's status; UNAVAILABLE says when to retry. */

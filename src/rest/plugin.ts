@@ -4,7 +4,8 @@ import { toClientError } from '../http/client-error.ts';
 import { isWriterAllowed } from '../http/api-keys.ts';
 import { bearerToken, keyMatches } from '../http/auth.ts';
 import type { Registry } from '../domain/registry/registry.ts';
-import { envelope, errorEnvelope, readJsonBody } from './http.ts';
+import type { OrdersStore } from '../db/orders-store.ts';
+import { envelope, envelopeJson, errorEnvelope, readJsonBody } from './http.ts';
 import { matchPath, routes, type RunDocument } from './routes.ts';
 
 export interface RestOptions {
@@ -15,6 +16,8 @@ export interface RestOptions {
   registry: Registry;
   now: () => Date;
   run: (request: Request) => RunDocument;
+  /** The request's reads of orders, routed as its GraphQL context's are (replica or primary). */
+  orders: (request: Request) => OrdersStore;
   /** Plain-text liveness (`Online`) and readiness (which dependency is down). */
   health: () => Response;
   ready: () => Promise<Response>;
@@ -58,10 +61,19 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
     }
     const body = match.route.body ? await readJsonBody(request) : undefined;
     const result = await match.route.handle(
-      { params: match.params!, query: url.searchParams, body, registry: options.registry, now: options.now() },
+      {
+        params: match.params!,
+        query: url.searchParams,
+        body,
+        registry: options.registry,
+        now: options.now(),
+        orders: () => options.orders(request),
+      },
       options.run(request),
     );
-    return result.response ?? envelope(result.status, result.result, result.headers, respond);
+    if (result.response) return result.response;
+    if (result.json !== undefined) return envelopeJson(result.status, result.json, result.headers, respond);
+    return envelope(result.status, result.result, result.headers, respond);
   } catch (error) {
     const clientError = toClientError(error);
     if (clientError.code === 'INTERNAL') options.onInternalError(error, request);

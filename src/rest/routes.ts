@@ -2,7 +2,9 @@ import type { z } from 'zod';
 import { EscrowEventSchema } from '../domain/escrow-events.ts';
 import { parseInput } from '../domain/input.ts';
 import { CreateOrderSchema, createOrderSchemaFor, parseUserId } from '../domain/orders.ts';
-import { orderFilterWhere, parsePagination, parseStatuses, type FilterNames } from '../domain/order-list.ts';
+import { orderFilterWhere, pageInfo, parsePagination, parseStatuses, type FilterNames } from '../domain/order-list.ts';
+import type { OrdersStore } from '../db/orders-store.ts';
+import { restOrderJson } from './rendered-pages.ts';
 import { CreateQuoteSchema } from '../domain/quotes.ts';
 import type { Registry } from '../domain/registry/registry.ts';
 import { toClientError } from '../http/client-error.ts';
@@ -26,12 +28,16 @@ export interface RouteInput {
   body: unknown;
   registry: Registry;
   now: Date;
+  /** The request's reads of orders, for the pages rendered without GraphQL (rendered-pages.ts). */
+  orders(): OrdersStore;
 }
 
 export interface RouteResult {
   status: number;
   result: unknown;
   headers?: Record<string, string>;
+  /** The result as JSON text already (a rendered page), put in the envelope as it is; `result` is then unused. */
+  json?: string;
   /** An answer outside the envelope (an export's CSV or NDJSON stream), sent as it is. */
   response?: Response;
 }
@@ -225,9 +231,15 @@ export const routes: Route[] = [
       responses: { 200: "A page of the user's orders, newest first." },
       errors: [400],
     },
-    async handle(input, run) {
-      const { data } = await run('ordersByUser', { userId: parseUserId(input.params.userId, 'user_id'), ...pagination(input.query) });
-      return ok(restPage(data.ordersByUser));
+    // The answer of the ordersByUser document (the doc above), with PostgreSQL rendering the orders:
+    // the hottest page, four times cheaper this way (rendered-pages.ts).
+    async handle(input) {
+      const userId = parseUserId(input.params.userId, 'user_id');
+      const page = pagination(input.query);
+      const { data, total } = await input.orders().userPageJson(userId, page, restOrderJson, input.now);
+      const { totalPages } = pageInfo(page, total);
+      const json = `{"data":[${data}],"page":${page.page},"limit":${page.limit},"total":${total},"total_pages":${totalPages}}`;
+      return { status: 200, result: undefined, json };
     },
   },
   exportRoute(

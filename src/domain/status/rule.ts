@@ -6,7 +6,7 @@ import type { Prisma, Stage } from '../../generated/prisma/client.ts';
  * A status has two parts: the stage, which follows from on-chain facts alone and is stored on the
  * order whenever an event changes them, and the clock, which turns a stage into `expired` or
  * `refunding` once a deadline passes. Every form of the clock part lives in this folder: the
- * function (statusAt), the Prisma filter (statusWhere), the statistics' bucket rule (stageBucket),
+ * function (statusAt), the Prisma filter (statusWhere), the SQL expression (statusSql), the statistics' bucket rule (stageBucket),
  * and the counts from the rollups (count.ts, live-pending.ts; the rollups are kept by the stats
  * trigger). test/status.test.ts holds each form against statusAt on one grid of orders.
  */
@@ -73,6 +73,17 @@ export function statusAt(order: ClockInputs, now: Date): OrderStatus {
   if (order.stage === 'pending') return now >= order.deadlineAt ? 'expired' : 'pending';
   if ((AWAITING_DESTINATION as readonly Stage[]).includes(order.stage) && now >= order.destExpiresAt) return 'refunding';
   return order.stage;
+}
+
+/**
+ * The same rule as an SQL expression over an order row (`alias`), at `now` (an SQL expression of type
+ * timestamptz, the caller's clock): for pages PostgreSQL renders (src/rest/rendered-pages.ts).
+ */
+export function statusSql(alias: string, now: string): string {
+  const awaiting = AWAITING_DESTINATION.map((stage) => `'${stage}'`).join(', ');
+  return `CASE WHEN ${alias}.stage = 'pending' THEN CASE WHEN ${now} >= ${alias}.deadline_at THEN 'expired' ELSE 'pending' END
+    WHEN ${alias}.stage IN (${awaiting}) AND ${now} >= ${alias}.dest_expires_at THEN 'refunding'
+    ELSE ${alias}.stage::text END`;
 }
 
 /** The same rule as a Prisma filter, for listing by status. */
