@@ -177,6 +177,12 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
     return { sql: range.newer ? `SELECT * FROM (${sql}) AS towards_newest ORDER BY created_at DESC, id DESC` : sql, args, argTypes };
   }
 
+  /**
+   * userPageJson's statements, built once: the same string each time, so naming it for its prepared
+   * statement (prepared-statements.ts) is a lookup, not a hash of its 5 KB again.
+   */
+  const pageJsonSql = new WeakMap<(now: string) => string, Map<string, string>>();
+
   return {
     ordersById: (ids, withIntents) =>
       ids.length === 0
@@ -219,16 +225,19 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
       const { sql, args, argTypes } = inOrder({ ...range, withIntents: false });
       args.push(now.toISOString());
       argTypes.push(TEXT);
-      // An aggregate without GROUP BY: one row, with the total, even for a page past the end (data NULL).
-      const [row] = await query(
-        `SELECT (SELECT count(*) FROM orders WHERE user_id = $3) AS total,
+      const built = pageJsonSql.get(orderJson) ?? new Map<string, string>();
+      pageJsonSql.set(orderJson, built);
+      let statement = built.get(sql);
+      if (statement === undefined) {
+        // An aggregate without GROUP BY: one row, with the total, even for a page past the end (data NULL).
+        statement = `SELECT (SELECT count(*) FROM orders WHERE user_id = $3) AS total,
           string_agg(${orderJson(`$${args.length}::timestamptz`)}, ',' ORDER BY o.created_at DESC, o.id DESC) AS data
         FROM (${sql}) o
         JOIN intents s ON s.swap_id = o.source_swap_id AND s.created_at = o.created_at
-        JOIN intents d ON d.swap_id = o.destination_swap_id AND d.created_at = o.created_at`,
-        args,
-        argTypes,
-      );
+        JOIN intents d ON d.swap_id = o.destination_swap_id AND d.created_at = o.created_at`;
+        built.set(sql, statement);
+      }
+      const [row] = await query(statement, args, argTypes);
       return { total: Number(row![0]), data: (row![1] as string | null) ?? '' };
     },
 
