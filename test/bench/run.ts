@@ -8,12 +8,15 @@
  * - The peer is PostGraphile 4 (./postgraphile.ts).
  * - User pages are full: users with at least 100 orders (seed them with `--even-users`, see README).
  *
+ * The two sides of each read ratio are measured in turns (inTurns), and the writes (pgbench, the create pairs)
+ * come after every read, so that neither side gets the other's disturbances.
+ *
  * Prints req/s, p50/p99 latency and the response size for each path and server, each ratio beside its target,
  * the statements a page of 1, 20 and 100 orders sends (counted on the wire by a proxy in front of PostgreSQL),
  * the cold /stats p99, and the user page with 2 workers against 1 (WORKERS, src/cluster.ts).
  *
  * Environment: BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/bench), BENCH_SECONDS per
- * measurement (default 10, after a 2 s warm-up), BENCH_CONNECTIONS (default 10,32), BENCH_MIN_ORDERS (default
+ * measurement (default 10, after a 2 s warm-up; two turns of half that for each side of a read ratio), BENCH_CONNECTIONS (default 10,32), BENCH_MIN_ORDERS (default
  * 1000000), BENCH_ONLY (measure only the paths whose name contains one of these comma-separated texts),
  * BENCH_EXPLAIN=1 (end with EXPLAIN of every statement of each hot path), BENCH_TRACE (print each cold /stats time).
  */
@@ -110,16 +113,45 @@ process.on('SIGINT', () => process.exit(130));
 type Request = autocannon.Request;
 const graphqlErrors: string[] = [];
 
-/** A closed-loop load of `connections` for SECONDS (after a 2 s warm-up); every answer must be 2xx. */
-async function load(port: number, requests: Request[], connections: number): Promise<Figures> {
-  const run = (duration: number) => autocannon({ url: `http://127.0.0.1:${port}`, connections, duration, requests });
-  await run(2);
-  const result = await run(SECONDS);
+/** A closed-loop load of `connections` for `seconds`, no warm-up; every answer must be 2xx. */
+async function loadFor(port: number, requests: Request[], connections: number, seconds: number): Promise<Figures> {
+  const result = await autocannon({ url: `http://127.0.0.1:${port}`, connections, duration: seconds, requests });
   if (graphqlErrors.length > 0) throw new Error(`port ${port}: ${graphqlErrors.length} GraphQL errors, first: ${graphqlErrors[0]}`);
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
     throw new Error(`port ${port} ${requests[0]?.path}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
   }
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+/** SECONDS of load after a 2 s warm-up. */
+async function load(port: number, requests: Request[], connections: number): Promise<Figures> {
+  await loadFor(port, requests, connections, 2);
+  return loadFor(port, requests, connections, SECONDS);
+}
+
+/** A server and the load it is measured with. */
+interface Target {
+  port: number;
+  requests: () => Request[];
+}
+
+/**
+ * The service and the server its ratio is taken against, measured in turns: each warmed up for 2 s, then
+ * SECONDS/2 each in the order service, other, other, service. Whatever else the machine does meanwhile (autovacuum,
+ * a checkpoint, a neighbour) then falls on both alike, where one after the other it fell on whichever ran at the
+ * time. Each side's rate is the mean of its two turns; p50 the mean, p99 the higher of its two.
+ */
+async function inTurns(ours: Target, other: Target, connections: number): Promise<[Figures, Figures]> {
+  const half = SECONDS / 2;
+  const turn = (t: Target) => loadFor(t.port, t.requests(), connections, half);
+  await loadFor(ours.port, ours.requests(), connections, 2);
+  await loadFor(other.port, other.requests(), connections, 2);
+  const a1 = await turn(ours);
+  const b1 = await turn(other);
+  const b2 = await turn(other);
+  const a2 = await turn(ours);
+  const both = (x: Figures, y: Figures): Figures => ({ rps: (x.rps + y.rps) / 2, p50: (x.p50 + y.p50) / 2, p99: Math.max(x.p99, y.p99) });
+  return [both(a1, a2), both(b1, b2)];
 }
 
 /** One request at a time, `count` times, `gapMs` apart: latency of what a cache does not hide. */
@@ -381,7 +413,7 @@ async function main(): Promise<void> {
 
   console.log('starting the service, a second instance with a 1 s stats cache, the floor and PostGraphile ...');
   const service = SERVICE_ENV;
-  const ours = await start('service', 'src/server.ts', service);
+  let ours = await start('service', 'src/server.ts', service);
   const oursCold = await start('service (cold stats)', 'src/server.ts', { ...service, STATS_CACHE_SECONDS: '1' });
   const floor = await start('floor', 'test/bench/floor.ts');
   const peer = await start('postgraphile', 'test/bench/postgraphile.ts');
@@ -427,73 +459,60 @@ async function main(): Promise<void> {
 
   const rows: Row[] = [];
   const wanted = (path: string) => !ONLY || ONLY.some((text) => path.includes(text));
+  /**
+   * One path at one level: the service in turns with the server its ratio is taken against (the target's, else
+   * the floor, else the peer: inTurns), then the remaining one on its own.
+   */
   const measure = async (
     row: Omit<Row, 'ours' | 'floor' | 'peer' | 'connections'>,
     connections: number,
-    runs: { ours: () => Promise<Figures>; floor?: () => Promise<Figures>; peer?: () => Promise<Figures> },
+    targets: { ours: Target; floor?: Target; peer?: Target },
   ) => {
     if (!wanted(row.path)) return;
     process.stdout.write(`  ${row.path} @${connections} ...`);
-    const result: Row = { ...row, connections, ours: await runs.ours(), floor: await runs.floor?.(), peer: await runs.peer?.() };
+    const against = row.target?.against === 'peer' || !targets.floor ? 'peer' : 'floor';
+    const [ours, paired] = await inTurns(targets.ours, targets[against]!, connections);
+    const rest = against === 'floor' ? targets.peer : targets.floor;
+    const alone = rest ? await load(rest.port, rest.requests(), connections) : undefined;
+    const result: Row = {
+      ...row,
+      connections,
+      ours,
+      floor: against === 'floor' ? paired : alone,
+      peer: against === 'peer' ? paired : alone,
+    };
     rows.push(result);
     process.stdout.write(` ${result.ours.rps.toFixed(0)}/s\n`);
   };
-
-  const pairs = async (port: number, connections: number) => {
-    const figures = await load(port, quoteThenOrder(), connections);
-    return { ...figures, rps: figures.rps / 2 };
-  };
-  let pgbench: { tps: number; latencyMs: number } | undefined;
-  if (wanted('POST /quotes')) {
-    // The floor's script from what the service sends now; pgbench runs it on the same database.
-    const script = writePairScript(await capturePairScript(DATABASE_URL));
-    const before = (await db.query('SELECT count(*)::int AS n FROM orders')).rows[0].n as number;
-    pgbench = await runPgbench(DATABASE_URL, script, PGBENCH_CLIENTS, SECONDS);
-    const added = ((await db.query('SELECT count(*)::int AS n FROM orders')).rows[0].n as number) - before;
-    // Every script run must have written its order, or pgbench measured a no-op.
-    if (added < pgbench.tps * SECONDS * 0.9) throw new Error(`pgbench wrote ${added} orders for ${pgbench.tps} tps over ${SECONDS} s`);
-    console.log(
-      `  pgbench (${PGBENCH}), ${PGBENCH_CLIENTS} clients, ${script}: ${pgbench.tps.toFixed(0)} transactions/s (${added} orders written)`,
-    );
-  }
 
   for (const connections of LEVELS) {
     await measure(
       { path: 'GET /orders/user/{id} (full page of 20)', bytes: sizes.rest!, target: { against: 'floor', ratio: 0.8 } },
       connections,
-      {
-        ours: () => load(ours.port, paths.rest(), connections),
-        floor: () => load(floor.port, paths.rest(), connections),
-      },
+      { ours: { port: ours.port, requests: paths.rest }, floor: { port: floor.port, requests: paths.rest } },
     );
     await measure(
       { path: 'user page via GraphQL, both intents', bytes: sizes.gqlUser!, target: { against: 'peer', ratio: 1.2 } },
       connections,
       {
-        ours: () => load(ours.port, paths.gqlUser(), connections),
-        floor: () => load(floor.port, paths.gqlUser(), connections),
-        peer: () => load(peer.port, paths.peerUser(), connections),
+        ours: { port: ours.port, requests: paths.gqlUser },
+        floor: { port: floor.port, requests: paths.gqlUser },
+        peer: { port: peer.port, requests: paths.peerUser },
       },
     );
     await measure(
       { path: `keyset page at ${DEEP_OFFSET} (ordersConnection)`, bytes: sizes.keyset!, target: { against: 'floor', ratio: 0.8 } },
       connections,
       {
-        ours: () => load(ours.port, paths.keyset(), connections),
-        floor: () => load(floor.port, paths.keyset(), connections),
-        peer: () => load(peer.port, paths.peerKeyset(), connections),
+        ours: { port: ours.port, requests: paths.keyset },
+        floor: { port: floor.port, requests: paths.keyset },
+        peer: { port: peer.port, requests: paths.peerKeyset },
       },
     );
     await measure({ path: 'GET /orders?status=completed', bytes: sizes.status!, note: 'no floor; PostGraphile via GraphQL' }, connections, {
-      ours: () => load(ours.port, paths.status(), connections),
-      peer: () => load(peer.port, paths.peerStatus(), connections),
+      ours: { port: ours.port, requests: paths.status },
+      peer: { port: peer.port, requests: paths.peerStatus },
     });
-    if (pgbench) {
-      const row = { path: 'POST /quotes + POST /orders (pairs)', bytes: {}, target: { against: 'pgbench' as const, ratio: 0.35 } };
-      await measure(row, connections, { ours: () => pairs(ours.port, connections) });
-      const last = rows.at(-1);
-      if (last?.path === row.path) last.other = { label: 'pgbench', rps: pgbench.tps, p50: pgbench.latencyMs, p99: Number.NaN };
-    }
   }
 
   // Several workers on one host (src/cluster.ts): the user page at the highest level, 2 workers against 1. Each
@@ -519,6 +538,38 @@ async function main(): Promise<void> {
       bytes: sizes.rest!,
     });
     console.log(`  workers: 1 worker ${single.rps.toFixed(0)}/s, 2 workers ${double.rps.toFixed(0)}/s`);
+  }
+
+  // The writes come last: the rows they add set autovacuum and checkpoints going, which would fall on whatever
+  // read was measured next. The service is started afresh if the workers' measurement stopped it.
+  if (wanted('POST /quotes')) {
+    if (ours.child.exitCode !== null || ours.child.signalCode !== null) ours = await start('service', 'src/server.ts', service);
+    // The floor's script from what the service sends now; pgbench runs it on the same database.
+    const script = writePairScript(await capturePairScript(DATABASE_URL));
+    const before = (await db.query('SELECT count(*)::int AS n FROM orders')).rows[0].n as number;
+    const pgbench = await runPgbench(DATABASE_URL, script, PGBENCH_CLIENTS, SECONDS);
+    const added = ((await db.query('SELECT count(*)::int AS n FROM orders')).rows[0].n as number) - before;
+    // Every script run must have written its order, or pgbench measured a no-op.
+    if (added < pgbench.tps * SECONDS * 0.9) throw new Error(`pgbench wrote ${added} orders for ${pgbench.tps} tps over ${SECONDS} s`);
+    console.log(
+      `  pgbench (${PGBENCH}), ${PGBENCH_CLIENTS} clients, ${script}: ${pgbench.tps.toFixed(0)} transactions/s (${added} orders written)`,
+    );
+    const path = 'POST /quotes + POST /orders (pairs)';
+    for (const connections of LEVELS) {
+      process.stdout.write(`  ${path} @${connections} ...`);
+      const figures = await load(ours.port, quoteThenOrder(), connections);
+      // Two requests per pair.
+      const pairsPerSecond = { ...figures, rps: figures.rps / 2 };
+      rows.push({
+        path,
+        connections,
+        ours: pairsPerSecond,
+        bytes: {},
+        target: { against: 'pgbench', ratio: 0.35 },
+        other: { label: 'pgbench', rps: pgbench.tps, p50: pgbench.latencyMs, p99: Number.NaN },
+      });
+      process.stdout.write(` ${pairsPerSecond.rps.toFixed(0)}/s\n`);
+    }
   }
 
   let cold: Figures | undefined;
