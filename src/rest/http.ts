@@ -14,10 +14,7 @@ export function envelope(
   respond: typeof Response = Response,
 ): Response {
   const ok = status < 400;
-  return new respond(JSON.stringify({ status: ok ? 'Success' : 'Error', result }), {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
-  });
+  return jsonResponse(status, JSON.stringify({ status: ok ? 'Success' : 'Error', result }), headers, respond);
 }
 
 /** A success envelope around a result that is JSON text already (a page PostgreSQL rendered: rendered-pages.ts). */
@@ -27,10 +24,11 @@ export function envelopeJson(
   headers: Record<string, string> = {},
   respond: typeof Response = Response,
 ): Response {
-  return new respond(`{"status":"Success","result":${json}}`, {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
-  });
+  return jsonResponse(status, `{"status":"Success","result":${json}}`, headers, respond);
+}
+
+function jsonResponse(status: number, body: string, headers: Record<string, string>, respond: typeof Response): Response {
+  return new respond(body, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
 }
 
 const errorCodes = new WeakMap<Response, ErrorCode>();
