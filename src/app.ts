@@ -225,6 +225,8 @@ export function createApp(deps: AppDeps): App {
         relayerHealth: () => relayerHealth({ prisma: deps.db.prisma, now, ...deps.relayer }),
         onInternalError: (error, request) =>
           deps.logger.error({ err: error, reqId: requestIdOf(request), method: request.method }, 'unhandled error'),
+        onUnavailable: (error, request) =>
+          deps.logger.warn({ err: (error as Error)?.message, reqId: requestIdOf(request) }, 'database unavailable'),
       }),
     ],
   });

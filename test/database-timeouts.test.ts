@@ -1,5 +1,7 @@
+import { Writable } from 'node:stream';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../src/logger.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { TEST_DB, openTestDatabase } from './support/database.ts';
 
@@ -12,9 +14,16 @@ describe.skipIf(TEST_DB !== 'postgres')('a statement timeout', () => {
   let t: TestApp;
   let db: Awaited<ReturnType<typeof openTestDatabase>>;
   let locker: pg.Client;
+  const lines: { msg: string; reqId?: string }[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
   beforeAll(async () => {
     db = await openTestDatabase({ timeouts: { connectTimeoutMs: 2_000, statementTimeoutMs: 300, queryTimeoutMs: 3_000 } });
-    t = await createTestApp({ db });
+    t = await createTestApp({ db, logger: createLogger('info', sink) });
     locker = new pg.Client({ connectionString: db.url });
     await locker.connect();
   });
@@ -43,6 +52,21 @@ describe.skipIf(TEST_DB !== 'postgres')('a statement timeout', () => {
 
       const gql = await t.gql('{ orders(limit: 5) { data { orderId } } }');
       expect(gql.errors?.[0]?.extensions?.code).toBe('UNAVAILABLE');
+
+      // The user page PostgreSQL renders runs no GraphQL: the same answer, and the same one warning in the log.
+      for (const [path, reqId] of [
+        ['/orders?limit=5', 'busy-list'],
+        ['/orders/user/alice', 'busy-user-page'],
+      ]) {
+        const page = await t.rest('GET', path!, undefined, { 'x-request-id': reqId! });
+        expect(page.status, path).toBe(503);
+        expect(page.headers.get('retry-after'), path).toBe('5');
+        expect(page.body, path).toEqual({ status: 'Error', result: 'service unavailable: the database is unreachable, retry shortly' });
+        expect(
+          lines.filter((l) => l.reqId === reqId && l.msg === 'database unavailable'),
+          path,
+        ).toHaveLength(1);
+      }
     } finally {
       await locker.query('ROLLBACK');
     }

@@ -57,9 +57,10 @@ describe('GET /orders', () => {
   });
 
   it.for<[string, string]>([
-    ['page=0', 'page must be an integer >= 1'],
-    ['page=abc', 'page must be an integer >= 1'],
-    ['page=1.5', 'page must be an integer >= 1'],
+    ['page=0', 'page must be an integer from 1 to 999999999'],
+    ['page=abc', 'page must be an integer from 1 to 999999999'],
+    ['page=1.5', 'page must be an integer from 1 to 999999999'],
+    ['page=1000000000', 'page must be an integer from 1 to 999999999'],
     ['limit=0', 'limit must be an integer from 1 to 100'],
     ['limit=101', 'limit must be an integer from 1 to 100'],
     ['status=done', 'status must be one or more of'],

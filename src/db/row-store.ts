@@ -230,6 +230,7 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
       let statement = built.get(sql);
       if (statement === undefined) {
         // An aggregate without GROUP BY: one row, with the total, even for a page past the end (data NULL).
+        // The user is $3, as inOrder numbers it (after limit and offset); the clock is the last parameter.
         statement = `SELECT (SELECT count(*) FROM orders WHERE user_id = $3) AS total,
           string_agg(${orderJson(`$${args.length}::timestamptz`)}, ',' ORDER BY o.created_at DESC, o.id DESC) AS data
         FROM (${sql}) o

@@ -64,7 +64,7 @@ export function toSeconds(date: Date): Date {
 
 /** An integer from min to max, from a number or a decimal string (query strings are strings). */
 export function intInRange(min: number, max: number) {
-  const rule = max === Number.MAX_SAFE_INTEGER ? `must be an integer >= ${min}` : `must be an integer from ${min} to ${max}`;
+  const rule = `must be an integer from ${min} to ${max}`;
   return z
     .union([z.number(), z.string()], { error: rule })
     .transform((value) => String(value))

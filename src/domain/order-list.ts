@@ -13,7 +13,8 @@ export interface Pagination {
 }
 
 // Built once: a zod schema costs more to build than to run, and these run on every list request.
-const PAGE = intInRange(1, Number.MAX_SAFE_INTEGER);
+// Nine digits, as intInRange reads at most: a page past a billion is never one a client means.
+const PAGE = intInRange(1, 999_999_999);
 const LIMIT = intInRange(1, MAX_LIMIT);
 const CHAIN_ID = text(64);
 

@@ -1,6 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import { NotFoundError } from '../domain/errors.ts';
-import { toClientError } from '../http/client-error.ts';
+import { CodedError, toClientError } from '../http/client-error.ts';
 import { isWriterAllowed } from '../http/api-keys.ts';
 import { bearerToken, keyMatches } from '../http/auth.ts';
 import type { Registry } from '../domain/registry/registry.ts';
@@ -23,6 +23,11 @@ export interface RestOptions {
   ready: () => Promise<Response>;
   relayerHealth: () => Promise<Response>;
   onInternalError: (error: unknown, request: Request) => void;
+  /**
+   * The database could not answer a path that runs no GraphQL (a rendered page): GraphQL's error masking
+   * logs that for the document paths.
+   */
+  onUnavailable: (error: unknown, request: Request) => void;
 }
 
 /**
@@ -77,6 +82,8 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
   } catch (error) {
     const clientError = toClientError(error);
     if (clientError.code === 'INTERNAL') options.onInternalError(error, request);
+    // A document path's error arrives as a CodedError, already logged by the masking.
+    if (clientError.code === 'UNAVAILABLE' && !(error instanceof CodedError)) options.onUnavailable(error, request);
     return errorEnvelope(clientError, {}, respond);
   }
 }

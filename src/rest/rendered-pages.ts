@@ -38,6 +38,8 @@ const objectJson = (entries: [key: string, value: string][]) =>
 function fieldsOf(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>) {
   const fields: [key: string, field: string, selection: SelectionSetNode | undefined][] = [];
   for (const selection of selectionSet.selections) {
+    // @include/@skip would change the answer per request: a rendered page has one shape.
+    if (selection.directives?.length) throw new Error('rendered pages: directives are not supported');
     if (selection.kind === Kind.FIELD) {
       fields.push([selection.alias?.value ?? selection.name.value, selection.name.value, selection.selectionSet]);
     } else if (selection.kind === Kind.FRAGMENT_SPREAD) {
@@ -49,18 +51,22 @@ function fieldsOf(selectionSet: SelectionSetNode, fragments: Map<string, Fragmen
   return fields;
 }
 
+/** Stands for the clock in the built SQL until a statement says which parameter it is. */
+const NOW = '\u0000now\u0000';
+
 /**
  * The SQL expression of one order's JSON, over the page's order row `o` and its intents `s` and `d`, as the
- * fragment `fragmentName` of `document` selects it; `now` is the SQL expression of the request's clock.
+ * fragment `fragmentName` of `document` selects it, given the SQL expression of the request's clock. Built
+ * here, once: a fragment this cannot render fails at start-up, not on a request.
  */
-export function orderJsonSql(document: DocumentNode, fragmentName: string, now: string): string {
+export function orderJsonSql(document: DocumentNode, fragmentName: string): (now: string) => string {
   const fragments = new Map(
     document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
   );
   const order = fragments.get(fragmentName);
   if (!order) throw new Error(`rendered pages: no fragment ${fragmentName}`);
   const entries = fieldsOf(order.selectionSet, fragments).map(([key, field, selection]): [string, string] => {
-    if (field === 'status') return [key, statusSql('o', now)];
+    if (field === 'status') return [key, statusSql('o', NOW)];
     const side = INTENT_SIDES[field];
     if (side) {
       const intent = fieldsOf(selection!, fragments).map(([k, f]): [string, string] => [k, columnText(INTENT, side, f)]);
@@ -68,14 +74,9 @@ export function orderJsonSql(document: DocumentNode, fragmentName: string, now: 
     }
     return [key, columnText(ORDER, 'o', field, ORDER_FIELD_COLUMNS[field])];
   });
-  return `${objectJson(entries)}::text`;
+  const sql = `${objectJson(entries)}::text`;
+  return (now) => sql.replaceAll(NOW, () => now);
 }
 
-const built = new Map<string, string>();
-
-/** An order of REST's user page as JSON text, at the clock `now` (an SQL expression); built once per `now`. */
-export function restOrderJson(now: string): string {
-  let sql = built.get(now);
-  if (sql === undefined) built.set(now, (sql = orderJsonSql(documents.ordersByUser, 'OrderFields', now)));
-  return sql;
-}
+/** An order of REST's user page as JSON text, at the clock `now` (an SQL expression). */
+export const restOrderJson = orderJsonSql(documents.ordersByUser, 'OrderFields');

@@ -127,7 +127,7 @@ builder.queryFields((t) => ({
     description: 'Orders, newest first, filtered (`GET /orders`).',
     type: OrderPage,
     args: {
-      page: t.arg.int({ required: false, description: 'Page number from 1; default 1.' }),
+      page: t.arg.int({ required: false, description: 'Page number, 1 to 999999999; default 1.' }),
       limit: t.arg.int({ required: false, description: `Orders per page, 1 to ${MAX_LIMIT}; default 20.` }),
       filter: t.arg({ description: 'Only orders matching all of these.', type: OrderFilter, required: false }),
     },
@@ -148,7 +148,7 @@ builder.queryFields((t) => ({
     type: OrderPage,
     args: {
       userId: t.arg.string({ description: "The user's id.", required: true }),
-      page: t.arg.int({ required: false, description: 'Page number from 1; default 1.' }),
+      page: t.arg.int({ required: false, description: 'Page number, 1 to 999999999; default 1.' }),
       limit: t.arg.int({ required: false, description: `Orders per page, 1 to ${MAX_LIMIT}; default 20.` }),
     },
     resolve: (_root, args, ctx, info) => {
