@@ -6,9 +6,10 @@ import type { Prisma, Stage } from '../../generated/prisma/client.ts';
  * A status has two parts: the stage, which follows from on-chain facts alone and is stored on the
  * order whenever an event changes them, and the clock, which turns a stage into `expired` or
  * `refunding` once a deadline passes. Every form of the clock part lives in this folder: the
- * function (statusAt), the Prisma filter (statusWhere), the SQL expression (statusSql), the statistics' bucket rule (stageBucket),
- * and the counts from the rollups (count.ts, live-pending.ts; the rollups are kept by the stats
- * trigger). test/status.test.ts holds each form against statusAt on one grid of orders.
+ * function (statusAt), the Prisma filter (statusWhere), the SQL expression (statusSql), the
+ * statistics' bucket rule (stageBucket), and the counts from the rollups (count.ts, live-pending.ts;
+ * the rollups are kept by the stats trigger). test/status.test.ts holds each form against statusAt
+ * on one grid of orders.
  */
 
 export const ORDER_STATUSES = [
