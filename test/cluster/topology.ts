@@ -203,6 +203,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
           node.patroni = startService(name, 'patroni', [configFile], {
             log: join(dir, `${name}.log`),
             user,
+            // Its own folder: the checkout may be closed to the postgres user (a clone made with mktemp -d is
+            // 0700), and Patroni's worker processes change into their parent's directory first.
+            cwd: nodeDir,
             env: { HOME: nodeDir, PATH: `${PG_BIN}:${process.env.PATH}` },
           });
         },
@@ -271,7 +274,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     let bouncer: Service | undefined;
     const databaseUrl = `postgresql://postgres@127.0.0.1:${bouncerPort}/${DATABASE}`;
     const startBouncer = async () => {
-      bouncer = startService('pgbouncer', 'pgbouncer', [join(dir, 'pgbouncer.ini')], { log: join(dir, 'pgbouncer.log'), user });
+      bouncer = startService('pgbouncer', 'pgbouncer', [join(dir, 'pgbouncer.ini')], { log: join(dir, 'pgbouncer.log'), user, cwd: dir });
       await waitFor('PgBouncer', () => withClient(databaseUrl, (c) => c.query('SELECT 1')).then(() => true), 30_000, 100);
     };
     await startBouncer();
