@@ -132,7 +132,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     pubsub,
     limits,
     metrics,
-    relayer: { adapter, isRunning: () => worker.isRunning },
+    relayer: { adapter, isRunning: () => worker.isRunning, webhookHealth: () => webhookHealth(db.prisma) },
     optionalChecks: redis ? { redis: () => redis.client.ping() } : undefined,
   });
 
