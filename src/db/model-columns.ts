@@ -1,4 +1,5 @@
 import type { ArgType } from '@prisma/driver-adapter-utils';
+import { snakeCase } from '../domain/input.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 
@@ -50,8 +51,6 @@ const SCALARS: Record<string, Pick<Column, 'cast' | 'read' | 'write'>> = {
 };
 
 const TABLES: Record<ModelName, string> = { Order: 'orders', Intent: 'intents', Quote: 'quotes' };
-
-const snakeCase = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 function build(model: ModelName): ModelColumns {
   const columns = getDatamodel()
