@@ -120,6 +120,27 @@ export function insertValues(model: ModelColumns, rows: Record<string, unknown>[
   return { columns: present.map((c) => c.name).join(', '), tuples, args };
 }
 
+/**
+ * One statement that inserts any number of `rows` (all with the same fields): each column travels as
+ * one text[] parameter and is cast in SQL, `INSERT ... SELECT FROM unnest(...)`, the same encoding for
+ * pg and PGlite. For bulk loads (the seed), where a tuple per row would run out of parameters.
+ */
+export function unnestInsert(model: ModelColumns, rows: Record<string, unknown>[]): { sql: string; args: (string | null)[][] } {
+  const present = model.columns.filter((c) => rows[0]![c.field] !== undefined);
+  const names = present.map((c) => c.name).join(', ');
+  const sql =
+    `INSERT INTO ${model.table} (${names}) ` +
+    `SELECT ${present.map((c) => `u.${c.name}::${c.cast}`).join(', ')} ` +
+    `FROM unnest(${present.map((_, i) => `$${i + 1}::text[]`).join(', ')}) AS u(${names})`;
+  const args = present.map((c) =>
+    rows.map((row) => {
+      const value = c.write(row[c.field]);
+      return value === null ? null : String(value);
+    }),
+  );
+  return { sql, args };
+}
+
 export const TEXT: ArgType = { scalarType: 'string', arity: 'scalar' };
 export const TEXT_LIST: ArgType = { scalarType: 'string', arity: 'list' };
 export const INT: ArgType = { scalarType: 'int', arity: 'scalar' };
