@@ -73,7 +73,9 @@ export function requestFingerprint(request: CreateOrderCommand): string {
  * stored), an amount its decimal string.
  */
 export function fingerprintOf(schema: z.ZodType, value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(canonical(schema, value))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(schema, value)))
+    .digest('hex');
 }
 
 function canonical(schema: z.ZodType, value: unknown): unknown {

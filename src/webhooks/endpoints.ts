@@ -42,7 +42,9 @@ const EVENT_TYPES = WEBHOOK_EVENT_TYPES.join(', ');
 export const CreateWebhookSchema = object({
   url: text(2048),
   events: z
-    .array(z.enum(WEBHOOK_EVENT_TYPES, { error: `must be one of ${EVENT_TYPES}` }), { error: missingOr(`must be a list of ${EVENT_TYPES}`) })
+    .array(z.enum(WEBHOOK_EVENT_TYPES, { error: `must be one of ${EVENT_TYPES}` }), {
+      error: missingOr(`must be a list of ${EVENT_TYPES}`),
+    })
     .min(1, { error: 'must name at least one event type' }),
   users: z.array(text(128), { error: 'must be a list of user ids' }).max(100, { error: 'must hold at most 100 user ids' }).optional(),
   chains: z.array(text(64), { error: 'must be a list of chain ids' }).max(50, { error: 'must hold at most 50 chain ids' }).optional(),
