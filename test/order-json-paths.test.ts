@@ -133,4 +133,3 @@ it("the bench's floor renders the same orders, in both spellings", async ({ t })
   expectAll(byId(await floor('snake')));
   expectAll(byId((await floor('camel')).map(fromGraphql)));
 });
-
