@@ -40,7 +40,7 @@ interface LeasedDelivery {
 }
 
 /**
- * Delivers the outbox (src/webhooks/outbox.ts) with Standard Webhooks signatures.
+ * Delivers the outbox (src/domain/webhook-events.ts) with Standard Webhooks signatures.
  *
  * - Fan-out: an event becomes one delivery per endpoint that wants it, its `data` rendered once, in
  *   one statement; an order's events are fanned out in their order.
