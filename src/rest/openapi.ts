@@ -473,7 +473,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: readonly Route[], pk
       { name: 'Quotes', description: 'Price a swap; a quote is consumed by exactly one order.' },
       { name: 'Orders', description: 'Create and read orders.' },
       { name: 'Statistics', description: 'Volumes and counts over all time, the last 24 hours and the last 7 days.' },
-      { name: 'Webhooks', description: "Endpoints an API key registers to be told when an order or a claim changes." },
+      { name: 'Webhooks', description: 'Endpoints an API key registers to be told when an order or a claim changes.' },
       { name: 'Relayer', description: 'Claims the relayer makes on the destination chain for users.' },
       { name: 'Ingestion', description: 'Escrow events from chain watchers.' },
       { name: 'Registry', description: 'Chains and assets.' },
