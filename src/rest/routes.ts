@@ -199,7 +199,7 @@ export const routes: Route[] = [
         quote_id: 'q_3kTMd0xbqS8jZm5i2Wq1zdQK',
         commitment_hash: 'b595d0383257e1fa72aa69165b9c0b26915eba380781ce8b04b3702c27b0a015',
         source: { asset: 'bitcoin:btc', recipient: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', amount: '10000000' },
-        destination: { asset: 'ethereum:wbtc', recipient: '0x5a5A5a5a5A5a5a5a5a5A5a5A5A5a5a5A5A5A5A5A', amount: '9970000' },
+        destination: { asset: 'ethereum:wbtc', recipient: '0x5a5A5a5a5A5a5a5a5a5A5a5A5A5a5a5A5A5A5A5A', amount: '9980807' },
       },
     },
     body: true,
