@@ -64,6 +64,10 @@ async function send(t: TestApp, method: string, path: string, operation: Operati
 }
 
 describe('the examples in /openapi.json', () => {
+  // The app (and its database) is made here, under the hook's longer timeout, not in the first test.
+  it.beforeAll(async ({ t }) => {
+    expect(t.app).toBeDefined();
+  });
   const withBody = operations.filter((o) => o.operation.requestBody?.content['application/json']?.example !== undefined);
 
   it('has a body example for every operation that takes a body, each of them in the flow that fills its ids', () => {
