@@ -143,11 +143,18 @@ function restPage(page: unknown): unknown {
 /**
  * The two exports differ only in whose orders they stream: every one (no user) or one user's.
  */
-function exportRoute(path: string, summary: string, description: string, userOf: (input: RouteInput) => string | undefined): Route {
+function exportRoute(
+  path: string,
+  operationId: string,
+  summary: string,
+  description: string,
+  userOf: (input: RouteInput) => string | undefined,
+): Route {
   return {
     method: 'GET',
     path,
     doc: {
+      operationId,
       summary,
       description,
       tag: 'Orders',
@@ -174,6 +181,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/orders',
     doc: {
+      operationId: 'createOrder',
       summary: 'Create an order from a quote',
       description:
         'Consumes the quote exactly once. The same body again (after normalisation) answers 200 with the same order, even after the quote expired; a different body on a consumed quote is a 409.',
@@ -186,9 +194,9 @@ export const routes: Route[] = [
       example: {
         user_id: 'alice',
         quote_id: 'q_3kTMd0xbqS8jZm5i2Wq1zdQK',
-        commitment_hash: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+        commitment_hash: 'b595d0383257e1fa72aa69165b9c0b26915eba380781ce8b04b3702c27b0a015',
         source: { asset: 'bitcoin:btc', recipient: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', amount: '10000000' },
-        destination: { asset: 'ethereum:wbtc', recipient: '0x5a5A5a5a5A5a5a5a5a5A5a5A5A5a5a5A5A5A5A5A', amount: '9970000' },
+        destination: { asset: 'ethereum:wbtc', recipient: '0x5a5A5a5a5A5a5a5a5a5A5a5A5A5a5a5A5A5A5A5A', amount: '9980807' },
       },
     },
     body: true,
@@ -204,6 +212,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/orders',
     doc: {
+      operationId: 'listOrders',
       summary: 'List orders',
       description: 'Newest first, offset pages; every filter given must hold.',
       tag: 'Orders',
@@ -221,6 +230,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/orders/user/:userId',
     doc: {
+      operationId: 'listUserOrders',
       summary: "A user's orders",
       tag: 'Orders',
       document: 'ordersByUser',
@@ -241,12 +251,14 @@ export const routes: Route[] = [
   },
   exportRoute(
     '/orders/export',
+    'exportOrders',
     'Export orders (CSV or NDJSON)',
     'The whole filtered list, newest first, streamed; `format` is csv or ndjson. Same filters as GET /orders.',
     () => undefined,
   ),
   exportRoute(
     '/orders/user/:userId/export',
+    'exportUserOrders',
     "Export a user's orders (CSV or NDJSON)",
     "All of the user's orders, newest first, streamed; `format` is csv or ndjson.",
     (input) => parseUserId(input.params.userId, 'user_id'),
@@ -255,6 +267,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/orders/:orderId',
     doc: {
+      operationId: 'getOrder',
       summary: 'One order',
       tag: 'Orders',
       document: 'order',
@@ -271,6 +284,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/stats',
     doc: {
+      operationId: 'getStats',
       summary: 'Order book statistics',
       description: 'Cached server-side for STATS_CACHE_SECONDS; Cache-Control: max-age says what is left.',
       tag: 'Statistics',
@@ -292,6 +306,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/quotes',
     doc: {
+      operationId: 'createQuote',
       summary: 'Get a quote',
       description: 'Prices the swap at the registry prices less the fee; valid for QUOTE_TTL_SECONDS.',
       tag: 'Quotes',
@@ -313,6 +328,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/quotes/:quoteId',
     doc: {
+      operationId: 'getQuote',
       summary: 'One quote',
       tag: 'Quotes',
       document: 'quote',
@@ -329,6 +345,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/intents/:swapId/events',
     doc: {
+      operationId: 'recordEscrowEvent',
       summary: 'Report an escrow event (chain watchers)',
       description:
         'Needs Authorization: Bearer <WATCHER_KEY>. The same event again is a no-op 200; an event no chain can produce for this escrow is a 409 and changes nothing.',
@@ -358,6 +375,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/relayer/claims',
     doc: {
+      operationId: 'submitClaim',
       summary: 'Ask the relayer to claim the destination escrow',
       description:
         'Stored before the answer, then sent by the relayer worker. Repeats answer 202 with the stored claim. The secret is never returned.',
@@ -383,6 +401,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/relayer/claims/:orderId',
     doc: {
+      operationId: 'getClaim',
       summary: "The relayer's claim for an order",
       tag: 'Relayer',
       document: 'claim',
@@ -400,6 +419,7 @@ export const routes: Route[] = [
     path: '/webhooks',
     body: true,
     doc: {
+      operationId: 'createWebhookEndpoint',
       summary: 'Register a webhook endpoint',
       description: 'Needs an API key; the endpoint belongs to that key. The signing secret is returned once, here.',
       tag: 'Webhooks',
@@ -409,7 +429,7 @@ export const routes: Route[] = [
       merge: 'endpoint',
       responses: { 201: 'The endpoint and its signing secret.' },
       errors: [400, 401],
-      example: { url: 'https://hooks.example.com/orderbook', events: ['order.updated'] },
+      example: { url: 'https://hooks.example.com/orderbook', events: ['order.status_changed'] },
     },
     write: true,
     async handle(input, run) {
@@ -423,6 +443,7 @@ export const routes: Route[] = [
     path: '/webhooks',
     write: true,
     doc: {
+      operationId: 'listWebhookEndpoints',
       summary: "The API key's webhook endpoints",
       tag: 'Webhooks',
       document: 'webhookEndpoints',
@@ -438,6 +459,7 @@ export const routes: Route[] = [
     method: 'DELETE',
     path: '/webhooks/:id',
     doc: {
+      operationId: 'deleteWebhookEndpoint',
       summary: 'Delete a webhook endpoint',
       tag: 'Webhooks',
       document: 'deleteWebhookEndpoint',
@@ -454,6 +476,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/webhooks/:id/rotate-secret',
     doc: {
+      operationId: 'rotateWebhookSecret',
       summary: "Rotate a webhook endpoint's signing secret",
       description: 'The old secret keeps signing beside the new one for grace_seconds.',
       tag: 'Webhooks',
@@ -476,6 +499,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/webhooks/:id/deliveries',
     doc: {
+      operationId: 'listWebhookDeliveries',
       summary: "A webhook endpoint's recent deliveries",
       tag: 'Webhooks',
       document: 'webhookDeliveries',
@@ -495,6 +519,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/webhooks/:id/deliveries/:deliveryId/redeliver',
     doc: {
+      operationId: 'redeliverWebhookDelivery',
       summary: 'Deliver an event again',
       tag: 'Webhooks',
       document: 'redeliverWebhook',
@@ -513,6 +538,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/assets',
     doc: {
+      operationId: 'listAssets',
       summary: 'The assets the order book quotes',
       tag: 'Registry',
       document: 'assets',
@@ -528,6 +554,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/chains',
     doc: {
+      operationId: 'listChains',
       summary: 'The chains the order book settles on',
       tag: 'Registry',
       document: 'chains',
