@@ -19,7 +19,7 @@ const BASE58 = /^[1-9A-HJ-NP-Za-km-z]{64,88}$/;
 export const TX_HASH_FORMATS: Record<ChainKind, TxHashFormat> = {
   evm: {
     rule: '0x and 64 hex characters',
-    normalise: (value) => (value.startsWith('0x') && HEX_64.test(value.slice(2)) ? value.toLowerCase() : undefined),
+    normalise: (value) => (/^0x/i.test(value) && HEX_64.test(value.slice(2)) ? value.toLowerCase() : undefined),
   },
   bitcoin: {
     rule: '64 hex characters (a txid)',
