@@ -6,6 +6,7 @@ import { orderFilterWhere, pageInfo, parsePagination, parseStatuses, type Filter
 import type { OrdersStore } from '../db/orders-store.ts';
 import { restOrderJson } from './rendered-pages.ts';
 import { CreateQuoteSchema } from '../domain/quotes.ts';
+import { parseSeriesRequest } from '../domain/stats-series.ts';
 import type { Registry } from '../domain/registry/registry.ts';
 import { toClientError } from '../http/client-error.ts';
 import { SubmitClaimSchema } from '../relayer/claims.ts';
@@ -85,6 +86,9 @@ const REST_FILTER_NAMES: FilterNames = {
   asset: 'asset',
   from: 'from',
   to: 'to',
+  txHash: 'tx_hash',
+  swapId: 'swap_id',
+  ids: 'ids',
 };
 
 /** REST query parameters (snake_case) to the GraphQL OrderFilter; validated by the domain first. */
@@ -97,6 +101,9 @@ function orderFilter(input: RouteInput) {
     asset: q.get('asset') ?? undefined,
     from: q.get('from') ?? undefined,
     to: q.get('to') ?? undefined,
+    txHash: q.get('tx_hash') ?? undefined,
+    swapId: q.get('swap_id') ?? undefined,
+    ids: q.get('ids') ?? undefined,
   };
   orderFilterWhere(input.registry, raw, input.now, REST_FILTER_NAMES);
   return {
@@ -106,6 +113,9 @@ function orderFilter(input: RouteInput) {
     asset: raw.asset,
     from: raw.from,
     to: raw.to,
+    txHash: raw.txHash,
+    swapId: raw.swapId,
+    ids: raw.ids === undefined ? undefined : raw.ids.split(','),
   };
 }
 
@@ -298,6 +308,31 @@ export const routes: Route[] = [
       return {
         status: 200,
         result: data.stats,
+        headers: { 'cache-control': `public, max-age=${cacheMaxAgeSecs ?? 0}` },
+      };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/stats/series',
+    doc: {
+      summary: 'Order book statistics over time',
+      description:
+        'Points oldest first, one per UTC hour or day, the last holding now. Cached server-side like GET /stats; Cache-Control: max-age says what is left.',
+      tag: 'Statistics',
+      document: 'statsSeries',
+      result: ['stats', 'series'],
+      responses: { 200: 'One point per bucket, zeros where no order was created.' },
+      errors: [400],
+    },
+    async handle(input, run) {
+      const q = input.query;
+      // Checked here first, so the message names the query parameter and a bad interval is not a GraphQL enum error.
+      const { interval, last } = parseSeriesRequest({ interval: q.get('interval') ?? undefined, last: q.get('last') ?? undefined });
+      const { data, cacheMaxAgeSecs } = await run('statsSeries', { interval: interval.toUpperCase(), last });
+      return {
+        status: 200,
+        result: (data.stats as { series: unknown }).series,
         headers: { 'cache-control': `public, max-age=${cacheMaxAgeSecs ?? 0}` },
       };
     },
