@@ -317,6 +317,7 @@ export const routes: Route[] = [
     path: '/stats/series',
     doc: {
       summary: 'Order book statistics over time',
+      operationId: 'getStatsSeries',
       description:
         'Points oldest first, one per UTC hour or day, the last holding now. Cached server-side like GET /stats; Cache-Control: max-age says what is left.',
       tag: 'Statistics',
