@@ -457,7 +457,7 @@ function patroniConfig(o: { name: string; pgPort: number; restPort: number; etcd
             max_replication_slots: 10,
             wal_keep_size: '256MB',
             max_connections: 200,
-            // Replicas report what they have applied often, for the lag checks (src/db/replicas.ts).
+            // Replicas report what they have applied often, for the lag checks (src/db/replicas/).
             wal_receiver_status_interval: '1s',
             hot_standby_feedback: 'on',
           },
