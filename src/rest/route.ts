@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { parseInput } from '../domain/input.ts';
-import type { Registry } from '../domain/registry/registry.ts';
 import type { OrdersStore } from '../db/orders-store.ts';
+import type { Registry } from '../domain/registry/registry.ts';
 import { toClientError } from '../http/client-error.ts';
 import type { DocumentName } from './documents.ts';
 import { graphqlInput, restInput } from './input.ts';
@@ -48,7 +48,7 @@ export interface Route {
   write?: boolean;
   /** Chain-watcher ingestion: needs WATCHER_KEY (checked before the body). */
   watcher?: boolean;
-  /** What the OpenAPI document says of it (src/rest/openapi/document.ts builds the rest from the GraphQL document). */
+  /** What the OpenAPI document says of it (src/rest/openapi.ts builds the rest from the GraphQL document). */
   doc: RouteDoc;
   handle(input: RouteInput, run: RunDocument): Promise<RouteResult>;
 }
@@ -66,7 +66,7 @@ export async function runWrite(
   name: DocumentName,
   schema: z.ZodType,
   body: unknown,
-  fromPath: Record<string, string> = {},
+  fromPath: Record<string, unknown> = {},
 ) {
   try {
     return await run(name, { input: { ...(graphqlInput(schema, body) as object), ...fromPath } });

@@ -19,19 +19,21 @@ const text = (description: string, example: string) => ({
 const FIXED_PATHS: Record<string, JsonSchema> = {
   '/health': {
     get: {
-      operationId: 'health',
+      operationId: 'getHealth',
       summary: 'Liveness',
       description: 'The process serves HTTP. No dependency is checked.',
       tags: ['Operations'],
+      security: [],
       responses: { 200: text('Always the text Online.', 'Online') },
     },
   },
   '/ready': {
     get: {
-      operationId: 'ready',
+      operationId: 'getReadiness',
       summary: 'Readiness',
       description: 'Each dependency answers within 2 s.',
       tags: ['Operations'],
+      security: [],
       responses: {
         200: {
           description: 'Every dependency answered: `ok` for each (database, and redis when configured).',
@@ -46,10 +48,11 @@ const FIXED_PATHS: Record<string, JsonSchema> = {
   },
   '/relayer/health': {
     get: {
-      operationId: 'relayerHealth',
+      operationId: 'getRelayerHealth',
       summary: 'Relayer health',
       description: 'JSON without the envelope: the worker, the queue and each chain adapter.',
       tags: ['Relayer'],
+      security: [],
       responses: {
         200: {
           description: 'degraded when the worker is stopped, a queued claim waits too long, or a chain adapter is unhealthy.',
@@ -74,7 +77,7 @@ const FIXED_PATHS: Record<string, JsonSchema> = {
 };
 
 /** The whole document. Built once per schema; served at /openapi.json. */
-export function buildOpenApi(schema: GraphQLSchema, routes: readonly Route[], version: string): JsonSchema {
+export function buildOpenApi(schema: GraphQLSchema, routes: readonly Route[], pkg: { version: string; license?: string }): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     const path = openApiPath(route.path);
@@ -84,7 +87,12 @@ export function buildOpenApi(schema: GraphQLSchema, routes: readonly Route[], ve
     openapi: '3.1.0',
     info: {
       title: 'Order book gateway: REST',
-      version,
+      version: pkg.version,
+      // package.json's licence (an SPDX identifier); none, or npm's UNLICENSED, means no licence is granted.
+      license:
+        !pkg.license || pkg.license === 'UNLICENSED'
+          ? { name: 'Proprietary: no licence granted', identifier: 'LicenseRef-Proprietary' }
+          : { name: pkg.license, identifier: pkg.license },
       description:
         'A cross-chain swap order book. Every answer but the health checks is an envelope: `{"status":"Success","result":...}` or `{"status":"Error","result":"<message>"}`. Amounts are integer strings in base units; times are UTC `YYYY-MM-DDTHH:MM:SSZ`. The same operations, and subscriptions, are in GraphQL at /graphql.',
     },
@@ -92,7 +100,8 @@ export function buildOpenApi(schema: GraphQLSchema, routes: readonly Route[], ve
     tags: [
       { name: 'Quotes', description: 'Price a swap; a quote is consumed by exactly one order.' },
       { name: 'Orders', description: 'Create and read orders.' },
-      { name: 'Statistics' },
+      { name: 'Statistics', description: 'Volumes and counts over all time, the last 24 hours and the last 7 days.' },
+      { name: 'Webhooks', description: 'Endpoints an API key registers to be told when an order or a claim changes.' },
       { name: 'Relayer', description: 'Claims the relayer makes on the destination chain for users.' },
       { name: 'Ingestion', description: 'Escrow events from chain watchers.' },
       { name: 'Registry', description: 'Chains and assets.' },

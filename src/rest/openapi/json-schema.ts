@@ -13,12 +13,11 @@ import {
   type GraphQLOutputType,
   type SelectionSetNode,
 } from 'graphql';
+import { snakeCase } from '../../domain/input.ts';
 
 /** GraphQL types as JSON Schema, in REST spelling: selections as answers, input types as bodies. */
 
 export type JsonSchema = Record<string, unknown>;
-
-export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** GraphQL's scalars as JSON: DateTime and the exact amounts (strings) keep their REST form. */
 export function scalarSchema(name: string): JsonSchema {

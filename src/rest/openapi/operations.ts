@@ -1,4 +1,5 @@
 import {
+  GraphQLNonNull,
   Kind,
   getNamedType,
   getNullableType,
@@ -15,11 +16,12 @@ import {
   type NamedTypeNode,
   type OperationDefinitionNode,
 } from 'graphql';
+import { snakeCase } from '../../domain/input.ts';
 import { documents, type DocumentName } from '../documents.ts';
 import { EXPORT_FORMATS } from '../export.ts';
 import { restJsonSchema } from '../input.ts';
 import type { Route } from '../route.ts';
-import { type JsonSchema, snakeCase, withDescription, enumSchema, selectionSchema, inputSchema, envelope } from './json-schema.ts';
+import { type JsonSchema, withDescription, enumSchema, selectionSchema, inputSchema, envelope } from './json-schema.ts';
 
 /** One route's operation: parameters from its document's variables, body, answers and errors. */
 
@@ -84,6 +86,13 @@ function filterParameters(type: GraphQLInputObjectType): JsonSchema[] {
 /** `/orders/:orderId` -> `/orders/{order_id}`. */
 export const openApiPath = (path: string) => path.replace(/:(\w+)/g, (_, name: string) => `{${snakeCase(name)}}`);
 
+/** Stated on every operation: an empty list is a public read, `{}` beside a key makes the key optional. */
+function securityOf(route: Route): JsonSchema[] {
+  if (route.watcher) return [{ watcherKey: [] }];
+  if (route.write) return [{}, { apiKey: [] }];
+  return [];
+}
+
 export function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema {
   const doc = route.doc;
   const { operation, fragments } = operationOf(doc.document);
@@ -105,9 +114,9 @@ export function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema 
     resultSelection = node.selectionSet;
     description = field.description ?? description;
   }
-  // A route answers 404 rather than null: the result itself is never null.
+  // A route answers 404 rather than null: the result itself is never null (a typed client needs no `!`).
   const result = withDescription(
-    selectionSchema(getNullableType(resultType) as GraphQLOutputType, resultSelection, fragments),
+    selectionSchema(new GraphQLNonNull(getNullableType(resultType) as GraphQLOutputType & object), resultSelection, fragments),
     description,
   );
   // `replayed` is read by the route (200 or 201), not returned.
@@ -208,12 +217,11 @@ export function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema 
   }
 
   return {
-    operationId: doc.document,
+    operationId: doc.operationId,
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
     tags: [doc.tag],
-    ...(route.write ? { security: [{}, { apiKey: [] }] } : {}),
-    ...(doc.tag === 'Ingestion' ? { security: [{ watcherKey: [] }] } : {}),
+    security: securityOf(route),
     ...(parameters.length > 0 ? { parameters: parameters.map(dropUndefined) } : {}),
     ...(requestBody ? { requestBody: dropUndefined(requestBody) } : {}),
     responses,

@@ -3,6 +3,8 @@ import type { DocumentName } from '../documents.ts';
 
 /** What the OpenAPI document says of a route; the rest comes from its GraphQL document (document.ts). */
 export interface RouteDoc {
+  /** What the operation does, unique in the document: generated clients name their methods and types by it. */
+  operationId: string;
   summary: string;
   description?: string;
   tag: 'Orders' | 'Quotes' | 'Statistics' | 'Ingestion' | 'Relayer' | 'Registry' | 'Webhooks';

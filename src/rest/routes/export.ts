@@ -7,11 +7,18 @@ import { streamed, type Route, type RouteInput } from '../route.ts';
 /**
  * The two exports differ only in whose orders they stream: every one (no user) or one user's.
  */
-function exportRoute(path: string, summary: string, description: string, userOf: (input: RouteInput) => string | undefined): Route {
+function exportRoute(
+  path: string,
+  operationId: string,
+  summary: string,
+  description: string,
+  userOf: (input: RouteInput) => string | undefined,
+): Route {
   return {
     method: 'GET',
     path,
     doc: {
+      operationId,
       summary,
       description,
       tag: 'Orders',
@@ -35,6 +42,7 @@ function exportRoute(path: string, summary: string, description: string, userOf:
 
 export const exportOrders: Route = exportRoute(
   '/orders/export',
+  'exportOrders',
   'Export orders (CSV or NDJSON)',
   'The whole filtered list, newest first, streamed; `format` is csv or ndjson. Same filters as GET /orders.',
   () => undefined,
@@ -42,6 +50,7 @@ export const exportOrders: Route = exportRoute(
 
 export const exportUserOrders: Route = exportRoute(
   '/orders/user/:userId/export',
+  'exportUserOrders',
   "Export a user's orders (CSV or NDJSON)",
   "All of the user's orders, newest first, streamed; `format` is csv or ndjson.",
   (input) => parseUserId(input.params.userId, 'user_id'),

@@ -3,11 +3,13 @@ import { restOrder } from '../output.ts';
 import { ok, runWrite, type Route } from '../route.ts';
 
 /** Chain watchers report escrow events here (WATCHER_KEY). */
+
 export const ingestionRoutes: Route[] = [
   {
     method: 'POST',
     path: '/intents/:swapId/events',
     doc: {
+      operationId: 'recordEscrowEvent',
       summary: 'Report an escrow event (chain watchers)',
       description:
         'Needs Authorization: Bearer <WATCHER_KEY>. The same event again is a no-op 200; an event no chain can produce for this escrow is a 409 and changes nothing.',

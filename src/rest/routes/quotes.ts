@@ -6,6 +6,7 @@ export const quoteRoutes: Route[] = [
     method: 'POST',
     path: '/quotes',
     doc: {
+      operationId: 'createQuote',
       summary: 'Get a quote',
       description: 'Prices the swap at the registry prices less the fee; valid for QUOTE_TTL_SECONDS.',
       tag: 'Quotes',
@@ -27,6 +28,7 @@ export const quoteRoutes: Route[] = [
     method: 'GET',
     path: '/quotes/:quoteId',
     doc: {
+      operationId: 'getQuote',
       summary: 'One quote',
       tag: 'Quotes',
       document: 'quote',

@@ -5,6 +5,7 @@ export const registryRoutes: Route[] = [
     method: 'GET',
     path: '/assets',
     doc: {
+      operationId: 'listAssets',
       summary: 'The assets the order book quotes',
       tag: 'Registry',
       document: 'assets',
@@ -20,6 +21,7 @@ export const registryRoutes: Route[] = [
     method: 'GET',
     path: '/chains',
     doc: {
+      operationId: 'listChains',
       summary: 'The chains the order book settles on',
       tag: 'Registry',
       document: 'chains',

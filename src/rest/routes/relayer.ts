@@ -7,6 +7,7 @@ export const relayerRoutes: Route[] = [
     method: 'POST',
     path: '/relayer/claims',
     doc: {
+      operationId: 'submitClaim',
       summary: 'Ask the relayer to claim the destination escrow',
       description:
         'Stored before the answer, then sent by the relayer worker. Repeats answer 202 with the stored claim. The secret is never returned.',
@@ -32,6 +33,7 @@ export const relayerRoutes: Route[] = [
     method: 'GET',
     path: '/relayer/claims/:orderId',
     doc: {
+      operationId: 'getClaim',
       summary: "The relayer's claim for an order",
       tag: 'Relayer',
       document: 'claim',

@@ -5,6 +5,7 @@ export const statsRoutes: Route[] = [
     method: 'GET',
     path: '/stats',
     doc: {
+      operationId: 'getStats',
       summary: 'Order book statistics',
       description: 'Cached server-side for STATS_CACHE_SECONDS; Cache-Control: max-age says what is left.',
       tag: 'Statistics',

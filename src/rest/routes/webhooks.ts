@@ -1,15 +1,14 @@
-import { badRequest } from '../../domain/errors.ts';
-import { CreateWebhookSchema } from '../../webhooks/endpoints.ts';
-import { ok, type Route } from '../route.ts';
+import { intInRange, parseField, parseInput } from '../../domain/input.ts';
+import { restInput } from '../input.ts';
+import { CreateWebhookSchema, RotateSecretSchema } from '../../webhooks/endpoints.ts';
+import { ok, runWrite, type Route } from '../route.ts';
 
 /**
- * POST /webhooks' body to the GraphQL input; checked here first with the domain's schema so a bad
- * field is named as the client sent it.
+ * POST /webhooks' body to the GraphQL input, parsed here first (events are plain strings in GraphQL,
+ * so the body cannot pass through graphqlInput's enum spelling), naming a bad field as the client sent it.
  */
-function webhookInput(body: Record<string, unknown>) {
-  const parsed = CreateWebhookSchema.safeParse(body);
-  if (!parsed.success) throw badRequest(parsed.error.issues[0]!.message);
-  return parsed.data;
+function webhookInput(body: unknown) {
+  return parseInput(CreateWebhookSchema, restInput(CreateWebhookSchema, body), 'snake_case');
 }
 
 export const webhookRoutes: Route[] = [
@@ -18,6 +17,7 @@ export const webhookRoutes: Route[] = [
     path: '/webhooks',
     body: true,
     doc: {
+      operationId: 'createWebhookEndpoint',
       summary: 'Register a webhook endpoint',
       description: 'Needs an API key; the endpoint belongs to that key. The signing secret is returned once, here.',
       tag: 'Webhooks',
@@ -27,12 +27,11 @@ export const webhookRoutes: Route[] = [
       merge: 'endpoint',
       responses: { 201: 'The endpoint and its signing secret.' },
       errors: [400, 401],
-      example: { url: 'https://hooks.example.com/orderbook', events: ['order.updated'] },
+      example: { url: 'https://hooks.example.com/orderbook', events: ['order.status_changed'] },
     },
     write: true,
     async handle(input, run) {
-      const body = (input.body ?? {}) as Record<string, unknown>;
-      const { data } = await run('createWebhookEndpoint', { input: webhookInput(body) });
+      const { data } = await run('createWebhookEndpoint', { input: webhookInput(input.body ?? {}) });
       const created = data.createWebhookEndpoint as { secret: string; endpoint: Record<string, unknown> };
       return ok({ ...created.endpoint, secret: created.secret }, 201);
     },
@@ -42,6 +41,7 @@ export const webhookRoutes: Route[] = [
     path: '/webhooks',
     write: true,
     doc: {
+      operationId: 'listWebhookEndpoints',
       summary: "The API key's webhook endpoints",
       tag: 'Webhooks',
       document: 'webhookEndpoints',
@@ -57,6 +57,7 @@ export const webhookRoutes: Route[] = [
     method: 'DELETE',
     path: '/webhooks/:id',
     doc: {
+      operationId: 'deleteWebhookEndpoint',
       summary: 'Delete a webhook endpoint',
       tag: 'Webhooks',
       document: 'deleteWebhookEndpoint',
@@ -73,6 +74,7 @@ export const webhookRoutes: Route[] = [
     method: 'POST',
     path: '/webhooks/:id/rotate-secret',
     doc: {
+      operationId: 'rotateWebhookSecret',
       summary: "Rotate a webhook endpoint's signing secret",
       description: 'The old secret keeps signing beside the new one for grace_seconds.',
       tag: 'Webhooks',
@@ -86,9 +88,7 @@ export const webhookRoutes: Route[] = [
     body: true,
     write: true,
     async handle(input, run) {
-      const grace = (input.body as Record<string, unknown> | null)?.grace_seconds;
-      if (grace !== undefined && !Number.isInteger(grace)) throw badRequest('grace_seconds must be an integer from 0 to 604800 (7 days)');
-      const { data } = await run('rotateWebhookSecret', { input: { id: input.params.id, graceSeconds: grace } });
+      const { data } = await runWrite(run, 'rotateWebhookSecret', RotateSecretSchema, input.body ?? {}, { id: input.params.id });
       const rotated = data.rotateWebhookSecret as { secret: string; endpoint: Record<string, unknown> };
       return ok({ ...rotated.endpoint, secret: rotated.secret });
     },
@@ -97,6 +97,7 @@ export const webhookRoutes: Route[] = [
     method: 'GET',
     path: '/webhooks/:id/deliveries',
     doc: {
+      operationId: 'listWebhookDeliveries',
       summary: "A webhook endpoint's recent deliveries",
       tag: 'Webhooks',
       document: 'webhookDeliveries',
@@ -108,8 +109,7 @@ export const webhookRoutes: Route[] = [
     write: true,
     async handle(input, run) {
       const raw = input.query.get('limit');
-      const limit = raw === null ? undefined : /^\d{1,3}$/.test(raw) ? Number(raw) : -1;
-      if (limit === -1) throw badRequest('limit must be an integer from 1 to 100');
+      const limit = raw === null ? undefined : parseField(intInRange(1, 100), raw, 'limit');
       return ok((await run('webhookDeliveries', { endpointId: input.params.id, limit })).data.webhookDeliveries);
     },
   },
@@ -117,6 +117,7 @@ export const webhookRoutes: Route[] = [
     method: 'POST',
     path: '/webhooks/:id/deliveries/:deliveryId/redeliver',
     doc: {
+      operationId: 'redeliverWebhookDelivery',
       summary: 'Deliver an event again',
       tag: 'Webhooks',
       document: 'redeliverWebhook',
