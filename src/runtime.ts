@@ -208,6 +208,15 @@ function countedStatsCache(cache: StatsCache, metrics: Metrics | undefined): Sta
       metrics.statsCache(computed ? 'miss' : 'hit');
       return cached;
     },
+    async series(key, compute) {
+      let computed = false;
+      const cached = await cache.series(key, () => {
+        computed = true;
+        return compute();
+      });
+      metrics.statsCache(computed ? 'miss' : 'hit');
+      return cached;
+    },
     clear: () => cache.clear(),
   };
 }

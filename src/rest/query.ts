@@ -10,6 +10,9 @@ const REST_FILTER_NAMES: FilterNames = {
   asset: 'asset',
   from: 'from',
   to: 'to',
+  txHash: 'tx_hash',
+  swapId: 'swap_id',
+  ids: 'ids',
 };
 
 /** REST query parameters (snake_case) to the GraphQL OrderFilter; validated by the domain first. */
@@ -22,6 +25,9 @@ export function orderFilter(input: RouteInput) {
     asset: q.get('asset') ?? undefined,
     from: q.get('from') ?? undefined,
     to: q.get('to') ?? undefined,
+    txHash: q.get('tx_hash') ?? undefined,
+    swapId: q.get('swap_id') ?? undefined,
+    ids: q.get('ids') ?? undefined,
   };
   orderFilterWhere(input.registry, raw, input.now, REST_FILTER_NAMES);
   return {
@@ -31,6 +37,9 @@ export function orderFilter(input: RouteInput) {
     asset: raw.asset,
     from: raw.from,
     to: raw.to,
+    txHash: raw.txHash,
+    swapId: raw.swapId,
+    ids: raw.ids === undefined ? undefined : raw.ids.split(','),
   };
 }
 

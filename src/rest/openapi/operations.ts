@@ -105,6 +105,8 @@ export function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema 
   let resultType: GraphQLOutputType = rootField.type;
   let resultSelection = rootSelection.selectionSet;
   let description = rootField.description;
+  // Variables are the root field's arguments, or the answer's own field's (stats -> series).
+  let args = rootField.args;
   for (const key of doc.result.slice(1)) {
     const parent = getNamedType(resultType) as GraphQLObjectType;
     const node = resultSelection!.selections.find((s) => s.kind === Kind.FIELD && (s.alias?.value ?? s.name.value) === key);
@@ -112,6 +114,7 @@ export function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema 
     const field = parent.getFields()[node.name.value]!;
     resultType = field.type;
     resultSelection = node.selectionSet;
+    args = [...args, ...field.args];
     description = field.description ?? description;
   }
   // A route answers 404 rather than null: the result itself is never null (a typed client needs no `!`).
@@ -153,7 +156,7 @@ export function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema 
   }
   for (const variable of doc.stream ? [] : (operation.variableDefinitions ?? [])) {
     const name = variable.variable.name.value;
-    const arg = rootField.args.find((a) => a.name === name);
+    const arg = args.find((a) => a.name === name);
     const type = getNullableType(typeFromAST(schema, variable.type as NamedTypeNode) as GraphQLInputType);
     if (bound.includes(name)) continue;
     if (name === 'input' && isInputObjectType(type)) {
@@ -174,7 +177,7 @@ export function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema 
       parameters.push({
         name: snakeCase(name),
         in: 'query',
-        required: false,
+        required: variable.type.kind === Kind.NON_NULL_TYPE,
         description: arg?.description,
         // Query strings carry text; the integer is parsed from it (and refused with 400 when it is not one).
         schema: inputSchema(getNullableType(type) as GraphQLInputType),
@@ -186,7 +189,7 @@ export function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema 
   for (const [status, text] of Object.entries(doc.responses)) {
     responses[status] = {
       description: text,
-      ...(route.path === '/stats'
+      ...(route.path.startsWith('/stats')
         ? { headers: { 'Cache-Control': { description: 'public, max-age=<seconds left in the cache>', schema: { type: 'string' } } } }
         : {}),
       content: { 'application/json': { schema: envelope(result) } },
