@@ -38,6 +38,7 @@ import { requestIdOf, requestLogPlugin } from './http/request-log.ts';
 import type { ChainAdapter } from './relayer/chain-adapter.ts';
 import { documents } from './rest/documents.ts';
 import { apiDocsPlugin } from './rest/api-docs.ts';
+import { explorerPlugin } from './explorer/serve.ts';
 import { restPlugin } from './rest/plugin.ts';
 import type { RunDocument } from './rest/routes.ts';
 import type { GraphQLContext } from './schema/context.ts';
@@ -212,6 +213,7 @@ export function createApp(deps: AppDeps): App {
       // Spans only when an OTLP endpoint is configured (src/tracing.ts).
       deps.config.otlpEndpoint ? tracingPlugin(GRAPHQL_ENDPOINT) : {},
       apiDocsPlugin(),
+      explorerPlugin(),
       restPlugin({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         apiKeys: deps.config.apiKeys,
