@@ -24,6 +24,8 @@ export function SeriesChart({ points, label }: { points: StatsPoint[]; label: st
         // Buckets are UTC hours and days: label them in UTC, whatever the reader's zone.
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
         scales: { y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+        // Orders come whole: no tick between two counts.
+        axes: [{}, { values: (_u, ticks) => ticks.map((tick) => (Number.isInteger(tick) ? String(tick) : '')) }],
         series: [
           { label: 'Bucket start (UTC)' },
           { label: 'All orders', stroke: '#1d4ed8', width: 2 },
