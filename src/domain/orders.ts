@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { violatesUnique } from '../db/unique-violation.ts';
 import type { Intent, Order, Prisma, Quote } from '../generated/prisma/client.ts';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { addressRule, isValidAddress, normalizeAddress } from './addresses.ts';
 import { amount } from './amounts.ts';
 import type { DomainDeps } from './deps.ts';
@@ -59,16 +59,34 @@ function buildCreateOrderSchema(registry: Registry) {
   });
 }
 
-/** Fingerprint of a request, to tell an exact replay (200, same order) from a different one (409). */
+/**
+ * Fingerprint of a request, to tell an exact replay (200, same order) from a different one (409):
+ * the whole parsed command, so a field added to CreateOrderSchema is in it with nothing else to change.
+ */
 export function requestFingerprint(request: CreateOrderCommand): string {
-  const canonical = JSON.stringify([
-    request.userId,
-    request.quoteId,
-    [request.source.asset, request.source.recipient, request.source.amount.toString()],
-    [request.destination.asset, request.destination.recipient, request.destination.amount.toString()],
-    request.commitmentHash,
-  ]);
-  return createHash('sha256').update(canonical).digest('hex');
+  return fingerprintOf(CreateOrderSchema, request);
+}
+
+/**
+ * sha256 of a parsed value walked in its schema's field order: an object becomes the array of its
+ * fields' values (absent optional fields left out, so adding one keeps the fingerprints already
+ * stored), an amount its decimal string.
+ */
+export function fingerprintOf(schema: z.ZodType, value: unknown): string {
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(schema, value)))
+    .digest('hex');
+}
+
+function canonical(schema: z.ZodType, value: unknown): unknown {
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) return canonical(schema.unwrap() as z.ZodType, value);
+  if (schema instanceof z.ZodObject && typeof value === 'object' && value !== null) {
+    const fields = value as Record<string, unknown>;
+    return Object.entries(schema.shape as Record<string, z.ZodType>)
+      .filter(([key]) => fields[key] !== undefined)
+      .map(([key, field]) => canonical(field, fields[key]));
+  }
+  return typeof value === 'bigint' ? value.toString() : value;
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { snakeCase } from '../domain/input.ts';
 import { documents, type DocumentName } from './documents.ts';
 import { EXPORT_FORMATS } from './export.ts';
 import { restJsonSchema } from './input.ts';
@@ -71,8 +72,6 @@ const ERROR_TEXT: Record<number, string> = {
   500: 'Internal error; the message never carries details.',
   503: 'The database is unreachable; Retry-After says when to retry.',
 };
-
-const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** GraphQL's scalars as JSON: DateTime and the exact amounts (strings) keep their REST form. */
 function scalarSchema(name: string): JsonSchema {
