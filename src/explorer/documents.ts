@@ -1,6 +1,8 @@
 /**
  * The explorer's GraphQL documents, each with the types of its variables and of its result written by hand
- * beside it; test/explorer-documents.test.ts validates every document against schema.graphql.
+ * beside it. test/explorer-documents.test.ts validates every document against schema.graphql, and checks with
+ * the TypeScript compiler that each result and variables type has exactly the fields the document selects and
+ * declares, null where the schema allows it, and each scalar and enum as the JSON value it arrives as.
  */
 
 /** A document and, as phantom types, what it takes and what it answers. */
