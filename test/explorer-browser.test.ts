@@ -172,6 +172,7 @@ describe.skipIf(TEST_DB !== 'pglite')('explorer in Chromium', () => {
     await search(page, order.source_intent.swap_id);
     await expect(page.locator('caption', { hasText: 'Order with this swap (escrow) id' }).count()).resolves.toBe(1);
     expect(await orderLink.count()).toBe(1);
+    await page.screenshot({ path: '/tmp/explorer-results.png', fullPage: true });
 
     await search(page, 'search-user');
     expect(await page.locator('.user-match').textContent()).toBe('User search-user: 1 order.');
@@ -213,6 +214,8 @@ describe.skipIf(TEST_DB !== 'pglite')('explorer in Chromium', () => {
     await page.getByRole('link', { name: 'Older orders' }).click();
     await page.getByText('2 orders; page 2 of 2.').waitFor(WAIT);
     const onSecond = await orderLinks();
+    await page.setViewportSize({ width: 420, height: 800 });
+    await page.screenshot({ path: '/tmp/explorer-user-narrow.png', fullPage: true });
     // One order a page, both of the user's orders over the two (made in the same second, either may come first).
     expect([...onFirst, ...onSecond].sort()).toEqual([`/explorer/orders/${first.order_id}`, `/explorer/orders/${second.order_id}`].sort());
     await page.goBack();
