@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -24,14 +24,26 @@ export async function buildExplorer(outdir: string): Promise<void> {
     jsxImportSource: 'preact',
     tsconfig: 'src/explorer/client/tsconfig.json',
     metafile: true,
+    write: false,
     logLevel: 'warning',
   });
-  const outputs = Object.keys(result.metafile.outputs).map((path) => basename(path));
+  for (const file of result.outputFiles) writeWhole(file.path, file.contents);
+  const outputs = result.outputFiles.map((file) => basename(file.path));
   const script = outputs.find((name) => name.endsWith('.js'));
   const style = outputs.find((name) => name.endsWith('.css'));
   if (!script || !style) throw new Error(`the explorer build made no script or style sheet: ${outputs.join(', ')}`);
-  writeFileSync(join(assets, 'icon.svg'), ICON);
-  writeFileSync(join(outdir, 'index.html'), shell(`/explorer/assets/${script}`, `/explorer/assets/${style}`));
+  writeWhole(join(assets, 'icon.svg'), ICON);
+  writeWhole(join(outdir, 'index.html'), shell(`/explorer/assets/${script}`, `/explorer/assets/${style}`));
+}
+
+/**
+ * Written beside, then renamed into place: a server reading the folder while it is built again (the tests build
+ * it from more than one process) sees the old file or the new one, never half of one.
+ */
+function writeWhole(path: string, contents: string | Uint8Array): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, contents);
+  renameSync(temporary, path);
 }
 
 /** Two linked rings (an order's two escrows); without an icon, browsers ask for /favicon.ico and log its 404. */
