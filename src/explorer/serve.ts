@@ -3,7 +3,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'graphql-yoga';
 import { PROJECT_ROOT } from '../paths.ts';
-import { envelope } from '../rest/http.ts';
+import { envelope } from '../http/envelope.ts';
 
 /**
  * The explorer page: the HTML shell at /explorer and its deep links (the page routes them itself), and the

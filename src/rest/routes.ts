@@ -153,11 +153,18 @@ function restPage(page: unknown): unknown {
 /**
  * The two exports differ only in whose orders they stream: every one (no user) or one user's.
  */
-function exportRoute(path: string, summary: string, description: string, userOf: (input: RouteInput) => string | undefined): Route {
+function exportRoute(
+  path: string,
+  operationId: string,
+  summary: string,
+  description: string,
+  userOf: (input: RouteInput) => string | undefined,
+): Route {
   return {
     method: 'GET',
     path,
     doc: {
+      operationId,
       summary,
       description,
       tag: 'Orders',
@@ -184,6 +191,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/orders',
     doc: {
+      operationId: 'createOrder',
       summary: 'Create an order from a quote',
       description:
         'Consumes the quote exactly once. The same body again (after normalisation) answers 200 with the same order, even after the quote expired; a different body on a consumed quote is a 409.',
@@ -196,9 +204,9 @@ export const routes: Route[] = [
       example: {
         user_id: 'alice',
         quote_id: 'q_3kTMd0xbqS8jZm5i2Wq1zdQK',
-        commitment_hash: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+        commitment_hash: 'b595d0383257e1fa72aa69165b9c0b26915eba380781ce8b04b3702c27b0a015',
         source: { asset: 'bitcoin:btc', recipient: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', amount: '10000000' },
-        destination: { asset: 'ethereum:wbtc', recipient: '0x5a5A5a5a5A5a5a5a5a5A5a5A5A5a5a5A5A5A5A5A', amount: '9970000' },
+        destination: { asset: 'ethereum:wbtc', recipient: '0x5a5A5a5a5A5a5a5a5a5A5a5A5A5a5a5A5A5A5A5A', amount: '9980807' },
       },
     },
     body: true,
@@ -214,6 +222,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/orders',
     doc: {
+      operationId: 'listOrders',
       summary: 'List orders',
       description: 'Newest first, offset pages; every filter given must hold.',
       tag: 'Orders',
@@ -231,6 +240,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/orders/user/:userId',
     doc: {
+      operationId: 'listUserOrders',
       summary: "A user's orders",
       tag: 'Orders',
       document: 'ordersByUser',
@@ -251,12 +261,14 @@ export const routes: Route[] = [
   },
   exportRoute(
     '/orders/export',
+    'exportOrders',
     'Export orders (CSV or NDJSON)',
     'The whole filtered list, newest first, streamed; `format` is csv or ndjson. Same filters as GET /orders.',
     () => undefined,
   ),
   exportRoute(
     '/orders/user/:userId/export',
+    'exportUserOrders',
     "Export a user's orders (CSV or NDJSON)",
     "All of the user's orders, newest first, streamed; `format` is csv or ndjson.",
     (input) => parseUserId(input.params.userId, 'user_id'),
@@ -265,6 +277,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/orders/:orderId',
     doc: {
+      operationId: 'getOrder',
       summary: 'One order',
       tag: 'Orders',
       document: 'order',
@@ -281,6 +294,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/stats',
     doc: {
+      operationId: 'getStats',
       summary: 'Order book statistics',
       description: 'Cached server-side for STATS_CACHE_SECONDS; Cache-Control: max-age says what is left.',
       tag: 'Statistics',
@@ -302,6 +316,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/stats/series',
     doc: {
+      operationId: 'getStatsSeries',
       summary: 'Order book statistics over time',
       description:
         'Points oldest first, one per UTC hour or day, the last holding now. Cached server-side like GET /stats; Cache-Control: max-age says what is left.',
@@ -327,6 +342,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/quotes',
     doc: {
+      operationId: 'createQuote',
       summary: 'Get a quote',
       description: 'Prices the swap at the registry prices less the fee; valid for QUOTE_TTL_SECONDS.',
       tag: 'Quotes',
@@ -348,6 +364,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/quotes/:quoteId',
     doc: {
+      operationId: 'getQuote',
       summary: 'One quote',
       tag: 'Quotes',
       document: 'quote',
@@ -364,6 +381,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/intents/:swapId/events',
     doc: {
+      operationId: 'recordEscrowEvent',
       summary: 'Report an escrow event (chain watchers)',
       description:
         'Needs Authorization: Bearer <WATCHER_KEY>. The same event again is a no-op 200; an event no chain can produce for this escrow is a 409 and changes nothing.',
@@ -393,6 +411,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/relayer/claims',
     doc: {
+      operationId: 'submitClaim',
       summary: 'Ask the relayer to claim the destination escrow',
       description:
         'Stored before the answer, then sent by the relayer worker. Repeats answer 202 with the stored claim. The secret is never returned.',
@@ -418,6 +437,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/relayer/claims/:orderId',
     doc: {
+      operationId: 'getClaim',
       summary: "The relayer's claim for an order",
       tag: 'Relayer',
       document: 'claim',
@@ -435,6 +455,7 @@ export const routes: Route[] = [
     path: '/webhooks',
     body: true,
     doc: {
+      operationId: 'createWebhookEndpoint',
       summary: 'Register a webhook endpoint',
       description: 'Needs an API key; the endpoint belongs to that key. The signing secret is returned once, here.',
       tag: 'Webhooks',
@@ -444,7 +465,7 @@ export const routes: Route[] = [
       merge: 'endpoint',
       responses: { 201: 'The endpoint and its signing secret.' },
       errors: [400, 401],
-      example: { url: 'https://hooks.example.com/orderbook', events: ['order.updated'] },
+      example: { url: 'https://hooks.example.com/orderbook', events: ['order.status_changed'] },
     },
     write: true,
     async handle(input, run) {
@@ -458,6 +479,7 @@ export const routes: Route[] = [
     path: '/webhooks',
     write: true,
     doc: {
+      operationId: 'listWebhookEndpoints',
       summary: "The API key's webhook endpoints",
       tag: 'Webhooks',
       document: 'webhookEndpoints',
@@ -473,6 +495,7 @@ export const routes: Route[] = [
     method: 'DELETE',
     path: '/webhooks/:id',
     doc: {
+      operationId: 'deleteWebhookEndpoint',
       summary: 'Delete a webhook endpoint',
       tag: 'Webhooks',
       document: 'deleteWebhookEndpoint',
@@ -489,6 +512,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/webhooks/:id/rotate-secret',
     doc: {
+      operationId: 'rotateWebhookSecret',
       summary: "Rotate a webhook endpoint's signing secret",
       description: 'The old secret keeps signing beside the new one for grace_seconds.',
       tag: 'Webhooks',
@@ -511,6 +535,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/webhooks/:id/deliveries',
     doc: {
+      operationId: 'listWebhookDeliveries',
       summary: "A webhook endpoint's recent deliveries",
       tag: 'Webhooks',
       document: 'webhookDeliveries',
@@ -530,6 +555,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/webhooks/:id/deliveries/:deliveryId/redeliver',
     doc: {
+      operationId: 'redeliverWebhookDelivery',
       summary: 'Deliver an event again',
       tag: 'Webhooks',
       document: 'redeliverWebhook',
@@ -548,6 +574,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/assets',
     doc: {
+      operationId: 'listAssets',
       summary: 'The assets the order book quotes',
       tag: 'Registry',
       document: 'assets',
@@ -563,6 +590,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/chains',
     doc: {
+      operationId: 'listChains',
       summary: 'The chains the order book settles on',
       tag: 'Registry',
       document: 'chains',
