@@ -28,6 +28,7 @@ import type { TransportLimits } from './http/transport-limits.ts';
 import { requestIdOf, requestLogPlugin } from './http/request-log.ts';
 import { yogaLogging } from './http/yoga-logging.ts';
 import { apiDocsPlugin } from './rest/api-docs.ts';
+import { explorerPlugin } from './explorer/serve.ts';
 import { restPlugin } from './rest/plugin.ts';
 import { routeMatcher } from './rest/route-matcher.ts';
 import { routes } from './rest/routes.ts';
@@ -149,6 +150,7 @@ export function createApp(deps: AppDeps): App {
       // Spans only when an OTLP endpoint is configured (src/tracing.ts).
       deps.config.otlpEndpoint ? tracingPlugin(GRAPHQL_ENDPOINT, restRoutes.patternOf) : {},
       apiDocsPlugin(),
+      explorerPlugin(),
       restPlugin({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         routes: restRoutes,
