@@ -3,7 +3,7 @@ import { it } from './support/app.ts';
 import { makeOrder } from './support/fixtures.ts';
 
 describe('GET /stats', () => {
-  it('counts, buckets and sums volume exactly, by window', async ({ t }) => {
+  it('counts, buckets and sums volume exactly, by window', async ({ t, clock }) => {
     const empty = await t.rest('GET', '/stats');
     expect(empty.status).toBe(200);
     expect(empty.body.result.all_time).toEqual({
@@ -21,7 +21,7 @@ describe('GET /stats', () => {
     const price = (id: string) => assets.find((a) => a.id === id)!.price_usd;
     // An old order (8 days ago) and three recent ones.
     await makeOrder(t, { source: 'ethereum:usdc', destination: 'base:usdc', amount: '1234567' }, 'old');
-    t.clock.advance(8 * 86400);
+    clock.advance(8 * 86400);
     await makeOrder(t, { amount: '10000000' }, 'alice');
     await makeOrder(t, { amount: '20000000' }, 'alice');
     await makeOrder(t, { source: 'ethereum:usdc', destination: 'base:usdc', amount: '1000000' }, 'bob');
@@ -45,23 +45,23 @@ describe('GET /stats', () => {
     expect(stats.top_assets).toContainEqual(expect.objectContaining({ asset: 'bitcoin:btc', symbol: 'BTC', order_count: 2 }));
 
     // After the deadline, pending orders count as cancelled (expired).
-    t.clock.advance(t.config.orderDeadlineSeconds);
+    clock.advance(t.config.orderDeadlineSeconds);
     await t.statsCache.clear();
     const later = (await t.rest('GET', '/stats')).body.result;
     expect(later.all_time).toMatchObject({ total_orders: 4, cancelled_orders: 4, in_progress_orders: 0 });
   });
 
-  it('is cached for two minutes with Cache-Control', async ({ t }) => {
+  it('is cached for two minutes with Cache-Control', async ({ t, clock }) => {
     await t.statsCache.clear();
     const first = await t.rest('GET', '/stats');
     expect(first.headers.get('cache-control')).toBe('public, max-age=120');
     const before = first.body.result.all_time.total_orders;
     await makeOrder(t, {}, 'carol');
-    t.clock.advance(30);
+    clock.advance(30);
     const cached = await t.rest('GET', '/stats');
     expect(cached.body.result.all_time.total_orders).toBe(before);
     expect(cached.headers.get('cache-control')).toBe('public, max-age=90');
-    t.clock.advance(91);
+    clock.advance(91);
     const fresh = await t.rest('GET', '/stats');
     expect(fresh.body.result.all_time.total_orders).toBe(before + 1);
   });

@@ -27,6 +27,9 @@ export class TestClock {
   advance(seconds: number) {
     this.current = new Date(this.current.getTime() + seconds * 1000);
   }
+  set(at: Date) {
+    this.current = new Date(at);
+  }
 }
 
 export interface TestApp {
@@ -124,8 +127,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   };
 }
 
-/** Opens a further app; see `apps` on the suite's `it`. */
-export type OpenApp = (options?: TestAppOptions) => Promise<TestApp>;
+/**
+ * Opens a further app; see `apps` on the suite's `it`. `freshDatabase` gives it a database of its own (closed
+ * with it) instead of the file's, for a test that counts every row or every statement.
+ */
+export type OpenApp = (options?: TestAppOptions & { freshDatabase?: boolean }) => Promise<TestApp>;
 
 /**
  * The suite's `it`: a test (or `it.beforeAll`) that asks for `t` gets the file's test app, made once per
@@ -136,11 +142,12 @@ export type OpenApp = (options?: TestAppOptions) => Promise<TestApp>;
  * `db` is the file's database, the one `t` runs on: a file that seeds it before the app starts asks for it in
  * `it.beforeAll(async ({ db }) => …)`, since `t` is made when a test first asks for it. `apps` opens further
  * apps, by default on the same database (several instances, or other settings beside `t`'s), each closed after
- * the file's last test: `const other = await apps({ env: { ... } })`.
+ * the file's last test (or earlier, by `close()`): `const other = await apps({ env: { ... } })`. `clock` is `t`'s clock for one test:
+ * the test moves it freely and it is back where it was for the next test.
  */
 export const it = base
   .extend('appOptions', { scope: 'file' }, {} as TestAppOptions)
-  .extend('db', { scope: 'file' }, async ({ appOptions }, { onCleanup }) => {
+  .extend('db', { scope: 'file' }, async ({ appOptions }, { onCleanup }): Promise<Database & { url?: string }> => {
     // A database the options bring belongs to whoever opened it.
     if (appOptions.db) return appOptions.db;
     const opened = await openTestDatabase({ onQuery: appOptions.onQuery, timeouts: appOptions.databaseTimeouts });
@@ -161,9 +168,18 @@ export const it = base
     onCleanup(async () => {
       for (const app of opened.reverse()) await app.close();
     });
-    return async (options = {}) => {
-      const app = await createTestApp({ db, ...options });
+    return async ({ freshDatabase, ...options } = {}) => {
+      const app = await createTestApp(freshDatabase ? options : { db, ...options });
+      // Closing twice is a no-op, so a suite may close its apps early (before the Redis they use, say).
+      let closing: Promise<void> | undefined;
+      const close = app.close;
+      app.close = () => (closing ??= close());
       opened.push(app);
       return app;
     };
+  })
+  .extend('clock', async ({ t }, { onCleanup }) => {
+    const start = t.clock.now();
+    onCleanup(() => t.clock.set(start));
+    return t.clock;
   });
