@@ -155,19 +155,17 @@ describe('GET /orders/user/{user_id}/export', () => {
 describe('export limits', () => {
   it('counts against the same rate limits as every other path', async ({ apps }) => {
     const limited = await apps({ env: { RATE_LIMIT_PER_IP: '2', TRUST_PROXY: 'true' } });
-    {
-      const call = () =>
-        limited.app.fetch('http://test/orders/export?format=ndjson&source_chain=bitcoin', {
-          headers: { 'x-forwarded-for': '203.0.113.9' },
-        });
-      for (let i = 0; i < 2; i++) {
-        const ok = await call();
-        await ok.text();
-        expect(ok.status).toBe(200);
-      }
-      const refused = await call();
-      expect(refused.status).toBe(429);
-      expect(refused.headers.get('retry-after')).toBeTruthy();
+    const call = () =>
+      limited.app.fetch('http://test/orders/export?format=ndjson&source_chain=bitcoin', {
+        headers: { 'x-forwarded-for': '203.0.113.9' },
+      });
+    for (let i = 0; i < 2; i++) {
+      const ok = await call();
+      await ok.text();
+      expect(ok.status).toBe(200);
     }
+    const refused = await call();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBeTruthy();
   });
 });

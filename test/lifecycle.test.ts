@@ -210,32 +210,30 @@ describe('stats follow the lifecycle', () => {
   // Counts every order in its database, so it has one of its own.
   it('counts completed and cancelled orders and the average completion time', async ({ apps }) => {
     const fresh = await apps({ freshDatabase: true });
-    {
-      const quoteAndOrder = async () => {
-        const { secret, commitmentHash } = newSecret();
-        const quote = await makeQuote(fresh);
-        const order = (await fresh.rest('POST', '/orders', orderBody(quote, { commitment_hash: commitmentHash }))).body.result;
-        return { order, secret };
-      };
-      const created = fresh.clock.now();
-      const done = await quoteAndOrder();
-      const cancelled = await quoteAndOrder();
-      await quoteAndOrder(); // stays pending
-      const at = (s: number) => new Date(created.getTime() + s * 1000);
-      const ev = (swapId: string, e: unknown) => postEvent(fresh, swapId, e);
-      await ev(done.order.source_intent.swap_id, escrowEvent('create', 1, {}, at(60)));
-      await ev(done.order.destination_intent.swap_id, escrowEvent('create', 1, {}, at(120)));
-      await ev(done.order.destination_intent.swap_id, escrowEvent('claim', 2, { commitment: done.secret }, at(600)));
-      await ev(cancelled.order.source_intent.swap_id, escrowEvent('create', 1, {}, at(60)));
-      await ev(cancelled.order.source_intent.swap_id, escrowEvent('cancel', 9, {}, at(90000)));
-      const stats = (await fresh.rest('GET', '/stats')).body.result.all_time;
-      expect(stats).toMatchObject({
-        total_orders: 3,
-        completed_orders: 1,
-        cancelled_orders: 1,
-        in_progress_orders: 1,
-        avg_completion_time_secs: 600,
-      });
-    }
+    const quoteAndOrder = async () => {
+      const { secret, commitmentHash } = newSecret();
+      const quote = await makeQuote(fresh);
+      const order = (await fresh.rest('POST', '/orders', orderBody(quote, { commitment_hash: commitmentHash }))).body.result;
+      return { order, secret };
+    };
+    const created = fresh.clock.now();
+    const done = await quoteAndOrder();
+    const cancelled = await quoteAndOrder();
+    await quoteAndOrder(); // stays pending
+    const at = (s: number) => new Date(created.getTime() + s * 1000);
+    const ev = (swapId: string, e: unknown) => postEvent(fresh, swapId, e);
+    await ev(done.order.source_intent.swap_id, escrowEvent('create', 1, {}, at(60)));
+    await ev(done.order.destination_intent.swap_id, escrowEvent('create', 1, {}, at(120)));
+    await ev(done.order.destination_intent.swap_id, escrowEvent('claim', 2, { commitment: done.secret }, at(600)));
+    await ev(cancelled.order.source_intent.swap_id, escrowEvent('create', 1, {}, at(60)));
+    await ev(cancelled.order.source_intent.swap_id, escrowEvent('cancel', 9, {}, at(90000)));
+    const stats = (await fresh.rest('GET', '/stats')).body.result.all_time;
+    expect(stats).toMatchObject({
+      total_orders: 3,
+      completed_orders: 1,
+      cancelled_orders: 1,
+      in_progress_orders: 1,
+      avg_completion_time_secs: 600,
+    });
   });
 });

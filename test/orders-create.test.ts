@@ -210,27 +210,25 @@ describe('statements of a create', () => {
     const statements: string[] = [];
     // The statements are the database's, so it is one of this test's own.
     const app = await apps({ freshDatabase: true, onQuery: (sql) => statements.push(sql) });
-    {
-      const quote = await makeQuote(app);
-      statements.length = 0;
-      const created = await app.rest('POST', '/orders', orderBody(quote));
-      expect(created.status).toBe(201);
-      // The quote, then one statement that consumes it and inserts both intents and the order
-      // (one commit, no lock held across round trips); nothing read back, no BEGIN/COMMIT.
-      expect(statements).toHaveLength(2);
-      expect(statements[0]).toMatch(/^SELECT .* FROM quotes WHERE id = \$1$/);
-      const write = statements[1]!.replace(/\s+/g, ' ').trim();
-      expect(write).toMatch(/^WITH consumed AS \( UPDATE quotes SET consumed_by = \$\d+ WHERE id = \$\d+ AND consumed_by IS NULL/);
-      expect(write).toMatch(/INSERT INTO intents .* INSERT INTO orders/);
-      expect((await app.rest('GET', `/orders/${created.body.result.order_id}`)).body.result).toEqual(created.body.result);
-      // A replay has no fresh rows: it reads the stored order.
-      const replay = await app.rest(
-        'POST',
-        '/orders',
-        orderBody(quote, { commitment_hash: created.body.result.source_intent.commitment_hash }),
-      );
-      expect(replay.status).toBe(200);
-      expect(replay.body.result).toEqual(created.body.result);
-    }
+    const quote = await makeQuote(app);
+    statements.length = 0;
+    const created = await app.rest('POST', '/orders', orderBody(quote));
+    expect(created.status).toBe(201);
+    // The quote, then one statement that consumes it and inserts both intents and the order
+    // (one commit, no lock held across round trips); nothing read back, no BEGIN/COMMIT.
+    expect(statements).toHaveLength(2);
+    expect(statements[0]).toMatch(/^SELECT .* FROM quotes WHERE id = \$1$/);
+    const write = statements[1]!.replace(/\s+/g, ' ').trim();
+    expect(write).toMatch(/^WITH consumed AS \( UPDATE quotes SET consumed_by = \$\d+ WHERE id = \$\d+ AND consumed_by IS NULL/);
+    expect(write).toMatch(/INSERT INTO intents .* INSERT INTO orders/);
+    expect((await app.rest('GET', `/orders/${created.body.result.order_id}`)).body.result).toEqual(created.body.result);
+    // A replay has no fresh rows: it reads the stored order.
+    const replay = await app.rest(
+      'POST',
+      '/orders',
+      orderBody(quote, { commitment_hash: created.body.result.source_intent.commitment_hash }),
+    );
+    expect(replay.status).toBe(200);
+    expect(replay.body.result).toEqual(created.body.result);
   });
 });
