@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect } from 'vitest';
-import { MAX_BODY_BYTES } from '../src/rest/http.ts';
+import { MAX_BODY_BYTES } from '../src/http/envelope.ts';
 import { it, type TestApp } from './support/app.ts';
 import { makeOrder } from './support/fixtures.ts';
 import { WsSession, eventually, listen, type Listening } from './support/ws.ts';

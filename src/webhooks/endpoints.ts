@@ -6,7 +6,7 @@ import type { Registry } from '../domain/registry/registry.ts';
 import type { PrismaClient, WebhookEndpoint } from '../generated/prisma/client.ts';
 import { bearerToken } from '../http/auth.ts';
 import { isOneOf } from '../http/api-keys.ts';
-import { WEBHOOK_EVENT_TYPES, newId } from './outbox.ts';
+import { WEBHOOK_EVENT_TYPES, newId } from '../domain/webhook-events.ts';
 import { urlProblem } from './target.ts';
 
 /**

@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import { clockTurnedSql, statusSql } from '../domain/status/rule.ts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { PollingLoop } from '../polling-loop.ts';
-import { newIdSql, orderStatusEvent } from './outbox.ts';
+import { newIdSql, orderStatusEvent } from '../domain/webhook-events.ts';
 import { postWebhook, type SendResult } from './target.ts';
 
 /** Renders an event's `data`: the order or the claim as REST returns it. */
@@ -40,7 +40,7 @@ interface LeasedDelivery {
 }
 
 /**
- * Delivers the outbox (src/webhooks/outbox.ts) with Standard Webhooks signatures.
+ * Delivers the outbox (src/domain/webhook-events.ts) with Standard Webhooks signatures.
  *
  * - Fan-out: an event becomes one delivery per endpoint that wants it, its `data` rendered once, in
  *   one statement; an order's events are fanned out in their order.
