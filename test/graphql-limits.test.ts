@@ -1,14 +1,9 @@
 import { describe, expect } from 'vitest';
 import { GRAPHQL_LIMITS } from '../src/http/graphql-limits.ts';
-import { it as appTest, createTestApp, type TestApp } from './support/app.ts';
+import { it as appTest, type TestApp } from './support/app.ts';
 
 /** Besides the file's app `t`, a second one in production mode, made once for the file as well. */
-// biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from its first argument's pattern; this one has none
-const it = appTest.extend('production', { scope: 'file' }, async ({}, { onCleanup }) => {
-  const production = await createTestApp({ env: { NODE_ENV: 'production' } });
-  onCleanup(() => production.close());
-  return production;
-});
+const it = appTest.extend('production', { scope: 'file' }, ({ apps }) => apps({ env: { NODE_ENV: 'production' } }));
 
 const errorOf = async (query: string, app: TestApp) => (await app.gql(query)).errors?.[0]?.message ?? '';
 const repeat = (n: number, text: string) => Array.from({ length: n }, () => text).join(' ');

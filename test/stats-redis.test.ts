@@ -1,35 +1,33 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../src/db/database.ts';
+import { describe, expect } from 'vitest';
 import { memoryStatsCache, redisStatsCache } from '../src/domain/stats-cache.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
-import { openTestDatabase } from './support/database.ts';
+import { it, type TestApp } from './support/app.ts';
 import { TestRedis } from './support/redis.ts';
 import { makeOrder } from './support/fixtures.ts';
 
 /** Two instances on one database and one Redis share a single stats cache entry. */
 describe('stats cache shared through Redis', () => {
-  let db: Database;
   let a: TestApp;
   let b: TestApp;
   // Each run gets its own key space, so parallel runs on one Redis never meet.
   const redis = new TestRedis();
   let first: Redis | undefined;
 
-  beforeAll(async () => {
-    db = await openTestDatabase();
+  it.beforeAll(async ({ apps }) => {
     const instance = () => {
       const client = redis.client();
       first ??= client;
-      return createTestApp({ db, statsCache: redisStatsCache(client, 120, { fallback: memoryStatsCache(120) }) });
+      return apps({ statsCache: redisStatsCache(client, 120, { fallback: memoryStatsCache(120) }) });
     };
     a = await instance();
     b = await instance();
   });
-  afterAll(async () => {
+  // The apps close before the Redis they use.
+  it.afterAll(async () => {
     await first?.del('orderbook:stats:v1', 'orderbook:stats:v1:series');
+    await a?.close();
+    await b?.close();
     redis.disconnect();
-    await db.close();
   });
 
   it('serves what one instance computed to the other until it expires', async () => {

@@ -3,7 +3,7 @@
  * book of a million orders, in one run, at 10 and at 32 connections (README, Performance).
  *
  * - The read floor (./floor.ts) returns byte for byte the body the service returns for the same request
- *   (test/bench-floor.test.ts); the bench checks that again here, on the bench's own database, before it measures.
+ *   (test/bench-floor-matches-service.test.ts); the bench checks that again here, on the bench's own database, before it measures.
  * - The create floor is pgbench over the statements the service sends for a quote and its order (./create-floor.ts).
  * - The peer is PostGraphile 4 (./postgraphile.ts).
  * - User pages are full: users with at least 100 orders (seed them with `--even-users`, see README).
