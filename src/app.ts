@@ -22,7 +22,7 @@ import { DomainError } from './domain/errors.ts';
 import type { PriceSource } from './domain/prices.ts';
 import type { Registry } from './domain/registry/registry.ts';
 import type { StatsCache } from './domain/stats-cache.ts';
-import { isWriterAllowed } from './http/api-keys.ts';
+import { checkApiKey } from './http/api-keys.ts';
 import { webhookOwner } from './webhooks/endpoints.ts';
 import { bearerToken, keyMatches } from './http/auth.ts';
 import { CodedError, INTERNAL_MESSAGE, isErrorCode, toClientError } from './http/client-error.ts';
@@ -141,7 +141,7 @@ export function createApp(deps: AppDeps): App {
       events,
       now,
       isWatcher: keyMatches(bearerToken(request), deps.config.watcherKey),
-      canWrite: isWriterAllowed(request, deps.config.apiKeys),
+      apiKey: checkApiKey(request, deps.config.apiKeys),
       webhookOwner: webhookOwner(request, deps.config.apiKeys),
     };
   };
