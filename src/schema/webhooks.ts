@@ -158,6 +158,7 @@ builder.mutationFields((t) => ({
     type: WebhookDelivery,
     description: "Sends a delivery's event again (same webhook-id), now; enables a disabled endpoint.",
     args: { input: t.arg({ type: RedeliverWebhookInput, required: true, description: 'The delivery.' }) },
-    resolve: (_root, { input }, ctx) => redeliver(ctx.prisma, requireOwner(ctx.webhookOwner, ctx.apiKey), input.endpointId, input.deliveryId),
+    resolve: (_root, { input }, ctx) =>
+      redeliver(ctx.prisma, requireOwner(ctx.webhookOwner, ctx.apiKey), input.endpointId, input.deliveryId),
   }),
 }));
