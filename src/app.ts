@@ -154,10 +154,8 @@ export function createApp(deps: AppDeps): App {
     // plain `Online`, served by the REST plugin, so Yoga's is moved out of the way.
     healthCheckEndpoint: `${GRAPHQL_ENDPOINT}/health`,
     landingPage: false,
-    // GraphiQL's GET subscriptions must carry the CSRF header like any other client.
     graphiql: {
       title: 'Order book GraphQL',
-      additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },
       defaultQuery: GRAPHIQL_EXAMPLE,
     },
     // GraphiQL's assets come from the npm package, not a CDN: the machines have no internet.
