@@ -27,6 +27,8 @@ import { webhookOwner } from './webhooks/endpoints.ts';
 import { bearerToken, keyMatches } from './http/auth.ts';
 import { CodedError, INTERNAL_MESSAGE, isErrorCode, toClientError } from './http/client-error.ts';
 import { graphqlBodyPlugin } from './http/graphql-body.ts';
+import { builtGraphiqlPlugin, GRAPHIQL_OPTIONS } from './http/graphiql.ts';
+import { responseCompressionPlugin } from './http/response-compression.ts';
 import { graphqlLimitPlugins } from './http/graphql-limits.ts';
 import { graphqlVariablesPlugin } from './http/graphql-variables.ts';
 import type { Metrics } from './http/metrics.ts';
@@ -72,30 +74,6 @@ export interface AppDeps {
 export type App = YogaServerInstance<Record<string, never>, GraphQLContext>;
 
 export const GRAPHQL_ENDPOINT = '/graphql';
-
-/** What GraphiQL opens with: a query that answers on an empty book too, and points at the rest. */
-export const GRAPHIQL_EXAMPLE = `# The order book's GraphQL API. Press the run button (or Ctrl-Enter).
-# Every type and field is described in the Documentation Explorer (the book icon, top left).
-query LatestOrders {
-  orders(limit: 5) {
-    total
-    data {
-      orderId
-      status
-      sourceIntent { chain asset amount }
-      destinationIntent { chain asset amount }
-      createdAt
-    }
-  }
-  stats {
-    last24h { totalOrders completedOrders totalVolumeUsd }
-  }
-  assets { id symbol decimals priceUsd }
-}
-
-# Next: createQuote, then createOrder with the quote's amounts (see the README's curl walk-through),
-# and follow an order live with: subscription { orderUpdated(orderId: "...") { status updatedAt } }
-`;
 
 /** Whether any field or enum value of the schema is deprecated (the metrics count their use only then). */
 export function deprecatesFields(graphqlSchema: GraphQLSchema): boolean {
@@ -146,6 +124,7 @@ export function createApp(deps: AppDeps): App {
     };
   };
 
+  const builtGraphiql = builtGraphiqlPlugin(GRAPHQL_ENDPOINT);
   const yoga: App = createYoga<Record<string, never>, GraphQLContext>({
     schema,
     context,
@@ -154,11 +133,8 @@ export function createApp(deps: AppDeps): App {
     // plain `Online`, served by the REST plugin, so Yoga's is moved out of the way.
     healthCheckEndpoint: `${GRAPHQL_ENDPOINT}/health`,
     landingPage: false,
-    graphiql: {
-      title: 'Order book GraphQL',
-      defaultQuery: GRAPHIQL_EXAMPLE,
-    },
-    // GraphiQL's assets come from the npm package, not a CDN: the machines have no internet.
+    // The built page when there is one (src/http/graphiql.ts); else rendered from the npm package, no CDN.
+    graphiql: builtGraphiql ? false : GRAPHIQL_OPTIONS,
     renderGraphiQL,
     logging: yogaLogging(deps.logger),
     maskedErrors: { maskError: (error, message) => maskError(error, message, deps.logger) },
@@ -187,6 +163,8 @@ export function createApp(deps: AppDeps): App {
           }
         : {},
       requestLogPlugin(deps.logger),
+      deps.config.compressResponses ? responseCompressionPlugin() : {},
+      builtGraphiql ?? {},
       ...(deps.metrics?.plugins({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         servePath: deps.config.metrics.port === undefined ? '/metrics' : undefined,

@@ -1,10 +1,12 @@
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
+import { compressStaticFolders, writeStaticPages } from './static-pages.ts';
 
 /**
  * npm run build: the server as one ES module, dist/server.js, which `npm start` runs with plain Node.
  * One file loads in about a third less time than the same code as thousands of modules (see README,
  * Operations). Packages that read files beside their own code at run time stay outside the bundle.
+ * Also the static pages, compressed (prisma/scripts/static-pages.ts).
  */
 const outdir = process.argv[2] ?? 'dist';
 rmSync(outdir, { recursive: true, force: true });
@@ -29,4 +31,6 @@ await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',
 });
-console.log(`built ${outdir}/server.js`);
+writeStaticPages(outdir);
+compressStaticFolders(outdir);
+console.log(`built ${outdir}/server.js and the static pages`);
