@@ -13,6 +13,8 @@ import { pickCoding, varyOnAcceptEncoding } from './accept-encoding.ts';
 export const MIN_BYTES = 1024;
 
 const COMPRESSIBLE = /^(application\/(json|graphql-response\+json|x-ndjson)|text\/(csv|plain|html))/i;
+/** Answers written as they are produced (the exports): compressed as a stream, never read whole. */
+const STREAMED = /^(application\/x-ndjson|text\/csv)/i;
 
 /** Brotli's quality for answers made per request: its default (11) costs several times the CPU for a few % less. */
 const BROTLI_QUALITY = 4;
@@ -31,7 +33,7 @@ export function responseCompressionPlugin(): Plugin {
       if (coding === 'identity')
         return setResponse(new fetchAPI.Response(response.body, { status: response.status, statusText: response.statusText, headers }));
       headers.set('content-encoding', coding);
-      if (length === null) {
+      if (length === null && STREAMED.test(response.headers.get('content-type') ?? '')) {
         // A stream (an export): compressed chunk by chunk, flushed as the source flushes.
         headers.delete('content-length');
         const compressor =
@@ -43,6 +45,10 @@ export function responseCompressionPlugin(): Plugin {
       }
       return response.arrayBuffer().then((buffer) => {
         const input = new Uint8Array(buffer);
+        if (input.length < MIN_BYTES) {
+          headers.delete('content-encoding');
+          return setResponse(new fetchAPI.Response(input, { status: response.status, statusText: response.statusText, headers }));
+        }
         const compressed =
           coding === 'br' ? brotliCompressSync(input, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } }) : gzipSync(input);
         headers.set('content-length', String(compressed.length));
