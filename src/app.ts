@@ -32,12 +32,11 @@ import { responseCompressionPlugin } from './http/response-compression.ts';
 import { graphqlLimitPlugins } from './http/graphql-limits.ts';
 import { graphqlVariablesPlugin } from './http/graphql-variables.ts';
 import type { Metrics } from './http/metrics.ts';
-import { readiness, relayerHealth } from './http/health.ts';
+import { readiness, relayerHealth, type RelayerReport } from './http/health.ts';
 import { clientIp, rateLimitPlugin } from './http/rate-limit.ts';
 import { subscriptionLimitPlugin } from './http/subscription-limits.ts';
 import type { TransportLimits } from './http/transport-limits.ts';
 import { requestIdOf, requestLogPlugin } from './http/request-log.ts';
-import type { ChainAdapter } from './relayer/chain-adapter.ts';
 import { documents } from './rest/documents.ts';
 import { apiDocsPlugin } from './rest/api-docs.ts';
 import { restPlugin } from './rest/plugin.ts';
@@ -64,7 +63,7 @@ export interface AppDeps {
   /** Rate limits and subscription caps, shared with the WebSocket transport. */
   limits: TransportLimits;
   /** What /relayer/health reports on. */
-  relayer: { adapter: ChainAdapter; isRunning: () => boolean };
+  relayer: RelayerReport;
   /** Prometheus metrics, served at /metrics unless they have a port of their own. */
   metrics?: Metrics;
   /** Who wrote recently (read-your-writes with replicas, src/db/replicas.ts); shared through Redis when configured. */

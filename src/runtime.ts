@@ -132,20 +132,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     pubsub,
     limits,
     metrics,
-    relayer: { adapter, isRunning: () => worker.isRunning },
+    relayer: { adapter, isRunning: () => worker.isRunning, webhookHealth: () => webhookHealth(db.prisma) },
     optionalChecks: redis ? { redis: () => redis.client.ping() } : undefined,
   });
 
-  // An event's data is the order (or claim) exactly as REST returns it, through the same documents.
-  const render: RenderEvent = async (event) => {
-    const run = runDocument(app, new Request('http://webhooks.internal/'));
-    if (event.type === 'order.status_changed') {
-      const order = restOrder((await run('order', { orderId: event.orderId })).data.order) as Record<string, unknown>;
-      return { ...order, status: event.status, previous_status: event.previousStatus };
-    }
-    const claim = restClaim((await run('claim', { orderId: event.orderId })).data.claim) as Record<string, unknown>;
-    return { ...claim, status: event.status };
-  };
+  const render = webhookRenderer(app);
   const webhooks = new WebhookWorker({
     prisma: db.prisma,
     logger,
@@ -217,5 +208,18 @@ function countedStatsCache(cache: StatsCache, metrics: Metrics | undefined): Sta
       return cached;
     },
     clear: () => cache.clear(),
+  };
+}
+
+/** An event's data is the order (or claim) exactly as REST returns it, through the same documents. */
+export function webhookRenderer(app: App): RenderEvent {
+  return async (event) => {
+    const run = runDocument(app, new Request('http://webhooks.internal/'));
+    if (event.type === 'order.status_changed') {
+      const order = restOrder((await run('order', { orderId: event.orderId })).data.order) as Record<string, unknown>;
+      return { ...order, status: event.status, previous_status: event.previousStatus };
+    }
+    const claim = restClaim((await run('claim', { orderId: event.orderId })).data.claim) as Record<string, unknown>;
+    return { ...claim, status: event.status };
   };
 }

@@ -13,7 +13,7 @@ import type { OrderKey, RowStore } from './row-store.ts';
  * asks it for ids alone (a deferred join), then reads those rows.
  * - Deep pages: skipping through ids costs an index walk; reading every skipped row would not.
  * - Status pages: for `stage = completed ORDER BY created_at DESC`, PostgreSQL takes the created_at
- *   index and filters (60,000 newer rows skipped at a million orders), since it cannot know that
+ *   index and filters (skipping every newer row that is not completed), since it cannot know that
  *   recent orders are rarely completed; asked for ids alone, it reads the (stage, created_at, id)
  *   index only.
  */

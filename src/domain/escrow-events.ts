@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Intent, Stage } from '../generated/prisma/client.ts';
 import type { DomainDeps } from './deps.ts';
 import { z } from 'zod';
-import { orderStatusEvent } from '../webhooks/outbox.ts';
+import { orderStatusEvent } from './webhook-events.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
 import { hex32, object, text, timestamp } from './input.ts';
 import { deriveStage, statusAt, type EscrowFacts } from './status/rule.ts';
@@ -225,7 +225,7 @@ export async function recordEscrowEvent(deps: DomainDeps, swapIdInput: string, e
       where: { id: orderId },
       data: { stage, completedAt: applied.completedAt, updatedAt: now },
     });
-    // The webhook outbox row commits with the change, or neither does (src/webhooks/outbox.ts).
+    // The webhook outbox row commits with the change, or neither does (src/domain/webhook-events.ts).
     const before = statusAt(order, now);
     const after = statusAt({ ...order, stage }, now);
     if (after !== before) await tx.webhookEvent.create({ data: orderStatusEvent(order, after, before) });

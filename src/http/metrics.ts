@@ -3,8 +3,8 @@ import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ErrorCode } from '../domain/errors.ts';
-import { HTTP_STATUS } from '../rest/status.ts';
-import { errorCodeOf } from '../rest/http.ts';
+import { HTTP_STATUS } from './status.ts';
+import { errorCodeOf } from './envelope.ts';
 import { matchPath, routes } from '../rest/routes.ts';
 
 /**

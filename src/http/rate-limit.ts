@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { envelope } from '../rest/http.ts';
+import { envelope } from './envelope.ts';
 import { bearerToken } from './auth.ts';
 
 export interface RateLimitOptions {

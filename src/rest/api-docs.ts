@@ -21,7 +21,11 @@ let document: string | undefined;
 /** Built on first use: the schema and the routes do not change while the process runs. */
 export function openApiDocument(): Record<string, unknown> {
   document ??= JSON.stringify(
-    buildOpenApi(schema, routes, (JSON.parse(readFileSync(new URL('package.json', PROJECT_ROOT), 'utf8')) as { version: string }).version),
+    buildOpenApi(
+      schema,
+      routes,
+      JSON.parse(readFileSync(new URL('package.json', PROJECT_ROOT), 'utf8')) as { version: string; license?: string },
+    ),
   );
   return JSON.parse(document) as Record<string, unknown>;
 }

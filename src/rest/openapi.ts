@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import {
+  GraphQLNonNull,
   Kind,
   getNamedType,
   getNullableType,
@@ -20,6 +21,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { snakeCase } from '../domain/input.ts';
 import { documents, type DocumentName } from './documents.ts';
 import { EXPORT_FORMATS } from './export.ts';
 import { restJsonSchema } from './input.ts';
@@ -33,6 +35,8 @@ import type { Route } from './routes.ts';
  */
 
 export interface RouteDoc {
+  /** What the operation does, unique in the document: generated clients name their methods and types by it. */
+  operationId: string;
   summary: string;
   description?: string;
   tag: 'Orders' | 'Quotes' | 'Statistics' | 'Ingestion' | 'Relayer' | 'Registry' | 'Webhooks';
@@ -71,8 +75,6 @@ const ERROR_TEXT: Record<number, string> = {
   500: 'Internal error; the message never carries details.',
   503: 'The database is unreachable; Retry-After says when to retry.',
 };
-
-const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** GraphQL's scalars as JSON: DateTime and the exact amounts (strings) keep their REST form. */
 function scalarSchema(name: string): JsonSchema {
@@ -235,6 +237,13 @@ function filterParameters(type: GraphQLInputObjectType): JsonSchema[] {
 /** `/orders/:orderId` -> `/orders/{order_id}`. */
 export const openApiPath = (path: string) => path.replace(/:(\w+)/g, (_, name: string) => `{${snakeCase(name)}}`);
 
+/** Stated on every operation: an empty list is a public read, `{}` beside a key makes the key optional. */
+function securityOf(route: Route): JsonSchema[] {
+  if (route.watcher) return [{ watcherKey: [] }];
+  if (route.write) return [{}, { apiKey: [] }];
+  return [];
+}
+
 function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema {
   const doc = route.doc;
   const { operation, fragments } = operationOf(doc.document);
@@ -256,9 +265,9 @@ function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema {
     resultSelection = node.selectionSet;
     description = field.description ?? description;
   }
-  // A route answers 404 rather than null: the result itself is never null.
+  // A route answers 404 rather than null: the result itself is never null (a typed client needs no `!`).
   const result = withDescription(
-    selectionSchema(getNullableType(resultType) as GraphQLOutputType, resultSelection, fragments),
+    selectionSchema(new GraphQLNonNull(getNullableType(resultType) as GraphQLOutputType & object), resultSelection, fragments),
     description,
   );
   // `replayed` is read by the route (200 or 201), not returned.
@@ -359,12 +368,11 @@ function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema {
   }
 
   return {
-    operationId: doc.document,
+    operationId: doc.operationId,
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
     tags: [doc.tag],
-    ...(route.write ? { security: [{}, { apiKey: [] }] } : {}),
-    ...(doc.tag === 'Ingestion' ? { security: [{ watcherKey: [] }] } : {}),
+    security: securityOf(route),
     ...(parameters.length > 0 ? { parameters: parameters.map(dropUndefined) } : {}),
     ...(requestBody ? { requestBody: dropUndefined(requestBody) } : {}),
     responses,
@@ -382,19 +390,21 @@ const text = (description: string, example: string) => ({
 const FIXED_PATHS: Record<string, JsonSchema> = {
   '/health': {
     get: {
-      operationId: 'health',
+      operationId: 'getHealth',
       summary: 'Liveness',
       description: 'The process serves HTTP. No dependency is checked.',
       tags: ['Operations'],
+      security: [],
       responses: { 200: text('Always the text Online.', 'Online') },
     },
   },
   '/ready': {
     get: {
-      operationId: 'ready',
+      operationId: 'getReadiness',
       summary: 'Readiness',
       description: 'Each dependency answers within 2 s.',
       tags: ['Operations'],
+      security: [],
       responses: {
         200: {
           description: 'Every dependency answered: `ok` for each (database, and redis when configured).',
@@ -409,10 +419,11 @@ const FIXED_PATHS: Record<string, JsonSchema> = {
   },
   '/relayer/health': {
     get: {
-      operationId: 'relayerHealth',
+      operationId: 'getRelayerHealth',
       summary: 'Relayer health',
       description: 'JSON without the envelope: the worker, the queue and each chain adapter.',
       tags: ['Relayer'],
+      security: [],
       responses: {
         200: {
           description: 'degraded when the worker is stopped, a queued claim waits too long, or a chain adapter is unhealthy.',
@@ -437,7 +448,7 @@ const FIXED_PATHS: Record<string, JsonSchema> = {
 };
 
 /** The whole document. Built once per schema; served at /openapi.json. */
-export function buildOpenApi(schema: GraphQLSchema, routes: readonly Route[], version: string): JsonSchema {
+export function buildOpenApi(schema: GraphQLSchema, routes: readonly Route[], pkg: { version: string; license?: string }): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     const path = openApiPath(route.path);
@@ -447,7 +458,12 @@ export function buildOpenApi(schema: GraphQLSchema, routes: readonly Route[], ve
     openapi: '3.1.0',
     info: {
       title: 'Order book gateway: REST',
-      version,
+      version: pkg.version,
+      // package.json's licence (an SPDX identifier); none, or npm's UNLICENSED, means no licence is granted.
+      license:
+        !pkg.license || pkg.license === 'UNLICENSED'
+          ? { name: 'Proprietary: no licence granted', identifier: 'LicenseRef-Proprietary' }
+          : { name: pkg.license, identifier: pkg.license },
       description:
         'A cross-chain swap order book. Every answer but the health checks is an envelope: `{"status":"Success","result":...}` or `{"status":"Error","result":"<message>"}`. Amounts are integer strings in base units; times are UTC `YYYY-MM-DDTHH:MM:SSZ`. The same operations, and subscriptions, are in GraphQL at /graphql.',
     },
@@ -455,7 +471,8 @@ export function buildOpenApi(schema: GraphQLSchema, routes: readonly Route[], ve
     tags: [
       { name: 'Quotes', description: 'Price a swap; a quote is consumed by exactly one order.' },
       { name: 'Orders', description: 'Create and read orders.' },
-      { name: 'Statistics' },
+      { name: 'Statistics', description: 'Volumes and counts over all time, the last 24 hours and the last 7 days.' },
+      { name: 'Webhooks', description: 'Endpoints an API key registers to be told when an order or a claim changes.' },
       { name: 'Relayer', description: 'Claims the relayer makes on the destination chain for users.' },
       { name: 'Ingestion', description: 'Escrow events from chain watchers.' },
       { name: 'Registry', description: 'Chains and assets.' },

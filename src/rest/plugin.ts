@@ -5,7 +5,7 @@ import { apiKeyMessage, checkApiKey } from '../http/api-keys.ts';
 import { bearerToken, keyMatches } from '../http/auth.ts';
 import type { Registry } from '../domain/registry/registry.ts';
 import type { OrdersStore } from '../db/orders-store.ts';
-import { envelope, envelopeJson, errorEnvelope, readJsonBody } from './http.ts';
+import { envelope, envelopeJson, errorEnvelope, readJsonBody } from '../http/envelope.ts';
 import { matchPath, routes, type RunDocument } from './routes.ts';
 
 export interface RestOptions {

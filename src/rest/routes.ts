@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { EscrowEventSchema } from '../domain/escrow-events.ts';
-import { parseInput } from '../domain/input.ts';
+import { intInRange, parseField, parseInput } from '../domain/input.ts';
 import { CreateOrderSchema, createOrderSchemaFor, parseUserId } from '../domain/orders.ts';
 import { orderFilterWhere, pageInfo, parsePagination, parseStatuses, type FilterNames } from '../domain/order-list.ts';
 import type { OrdersStore } from '../db/orders-store.ts';
@@ -12,8 +12,7 @@ import { SubmitClaimSchema } from '../relayer/claims.ts';
 import type { DocumentName } from './documents.ts';
 import { graphqlInput, restInput } from './input.ts';
 import type { RouteDoc } from './openapi.ts';
-import { badRequest } from '../domain/errors.ts';
-import { CreateWebhookSchema } from '../webhooks/endpoints.ts';
+import { CreateWebhookSchema, RotateSecretSchema } from '../webhooks/endpoints.ts';
 import { exportResponse, parseExportFormat } from './export.ts';
 
 /**
@@ -70,7 +69,7 @@ const streamed = (response: Response): RouteResult => ({ status: response.status
  * the resolver refuses the input (400), the body is parsed with the same schema here, so the message
  * names the field in snake_case, as this client spelled it; any other refusal passes unchanged.
  */
-async function runWrite(run: RunDocument, name: DocumentName, schema: z.ZodType, body: unknown, fromPath: Record<string, string> = {}) {
+async function runWrite(run: RunDocument, name: DocumentName, schema: z.ZodType, body: unknown, fromPath: Record<string, unknown> = {}) {
   try {
     return await run(name, { input: { ...(graphqlInput(schema, body) as object), ...fromPath } });
   } catch (error) {
@@ -115,13 +114,11 @@ function pagination(query: URLSearchParams) {
 }
 
 /**
- * POST /webhooks' body to the GraphQL input; checked here first with the domain's schema so a bad
- * field is named as the client sent it.
+ * POST /webhooks' body to the GraphQL input, parsed here first (events are plain strings in GraphQL,
+ * so the body cannot pass through graphqlInput's enum spelling), naming a bad field as the client sent it.
  */
-function webhookInput(body: Record<string, unknown>) {
-  const parsed = CreateWebhookSchema.safeParse(body);
-  if (!parsed.success) throw badRequest(parsed.error.issues[0]!.message);
-  return parsed.data;
+function webhookInput(body: unknown) {
+  return parseInput(CreateWebhookSchema, restInput(CreateWebhookSchema, body), 'snake_case');
 }
 
 /** GraphQL enum values are UPPER_CASE; REST speaks the contract's lowercase statuses. */
@@ -146,11 +143,18 @@ function restPage(page: unknown): unknown {
 /**
  * The two exports differ only in whose orders they stream: every one (no user) or one user's.
  */
-function exportRoute(path: string, summary: string, description: string, userOf: (input: RouteInput) => string | undefined): Route {
+function exportRoute(
+  path: string,
+  operationId: string,
+  summary: string,
+  description: string,
+  userOf: (input: RouteInput) => string | undefined,
+): Route {
   return {
     method: 'GET',
     path,
     doc: {
+      operationId,
       summary,
       description,
       tag: 'Orders',
@@ -177,6 +181,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/orders',
     doc: {
+      operationId: 'createOrder',
       summary: 'Create an order from a quote',
       description:
         'Consumes the quote exactly once. The same body again (after normalisation) answers 200 with the same order, even after the quote expired; a different body on a consumed quote is a 409.',
@@ -189,9 +194,9 @@ export const routes: Route[] = [
       example: {
         user_id: 'alice',
         quote_id: 'q_3kTMd0xbqS8jZm5i2Wq1zdQK',
-        commitment_hash: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+        commitment_hash: 'b595d0383257e1fa72aa69165b9c0b26915eba380781ce8b04b3702c27b0a015',
         source: { asset: 'bitcoin:btc', recipient: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', amount: '10000000' },
-        destination: { asset: 'ethereum:wbtc', recipient: '0x5a5A5a5a5A5a5a5a5a5A5a5A5A5a5a5A5A5A5A5A', amount: '9970000' },
+        destination: { asset: 'ethereum:wbtc', recipient: '0x5a5A5a5a5A5a5a5a5a5A5a5A5A5a5a5A5A5A5A5A', amount: '9980807' },
       },
     },
     body: true,
@@ -207,6 +212,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/orders',
     doc: {
+      operationId: 'listOrders',
       summary: 'List orders',
       description: 'Newest first, offset pages; every filter given must hold.',
       tag: 'Orders',
@@ -224,6 +230,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/orders/user/:userId',
     doc: {
+      operationId: 'listUserOrders',
       summary: "A user's orders",
       tag: 'Orders',
       document: 'ordersByUser',
@@ -232,7 +239,7 @@ export const routes: Route[] = [
       errors: [400],
     },
     // The answer of the ordersByUser document (the doc above), with PostgreSQL rendering the orders:
-    // the hottest page, four times cheaper this way (rendered-pages.ts).
+    // the hottest page, which skips GraphQL execution and serialisation this way (rendered-pages.ts).
     async handle(input) {
       const userId = parseUserId(input.params.userId, 'user_id');
       const page = pagination(input.query);
@@ -244,12 +251,14 @@ export const routes: Route[] = [
   },
   exportRoute(
     '/orders/export',
+    'exportOrders',
     'Export orders (CSV or NDJSON)',
     'The whole filtered list, newest first, streamed; `format` is csv or ndjson. Same filters as GET /orders.',
     () => undefined,
   ),
   exportRoute(
     '/orders/user/:userId/export',
+    'exportUserOrders',
     "Export a user's orders (CSV or NDJSON)",
     "All of the user's orders, newest first, streamed; `format` is csv or ndjson.",
     (input) => parseUserId(input.params.userId, 'user_id'),
@@ -258,6 +267,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/orders/:orderId',
     doc: {
+      operationId: 'getOrder',
       summary: 'One order',
       tag: 'Orders',
       document: 'order',
@@ -274,6 +284,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/stats',
     doc: {
+      operationId: 'getStats',
       summary: 'Order book statistics',
       description: 'Cached server-side for STATS_CACHE_SECONDS; Cache-Control: max-age says what is left.',
       tag: 'Statistics',
@@ -295,6 +306,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/quotes',
     doc: {
+      operationId: 'createQuote',
       summary: 'Get a quote',
       description: 'Prices the swap at the registry prices less the fee; valid for QUOTE_TTL_SECONDS.',
       tag: 'Quotes',
@@ -316,6 +328,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/quotes/:quoteId',
     doc: {
+      operationId: 'getQuote',
       summary: 'One quote',
       tag: 'Quotes',
       document: 'quote',
@@ -332,6 +345,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/intents/:swapId/events',
     doc: {
+      operationId: 'recordEscrowEvent',
       summary: 'Report an escrow event (chain watchers)',
       description:
         'Needs Authorization: Bearer <WATCHER_KEY>. The same event again is a no-op 200; an event no chain can produce for this escrow is a 409 and changes nothing.',
@@ -361,6 +375,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/relayer/claims',
     doc: {
+      operationId: 'submitClaim',
       summary: 'Ask the relayer to claim the destination escrow',
       description:
         'Stored before the answer, then sent by the relayer worker. Repeats answer 202 with the stored claim. The secret is never returned.',
@@ -386,6 +401,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/relayer/claims/:orderId',
     doc: {
+      operationId: 'getClaim',
       summary: "The relayer's claim for an order",
       tag: 'Relayer',
       document: 'claim',
@@ -403,6 +419,7 @@ export const routes: Route[] = [
     path: '/webhooks',
     body: true,
     doc: {
+      operationId: 'createWebhookEndpoint',
       summary: 'Register a webhook endpoint',
       description: 'Needs an API key; the endpoint belongs to that key. The signing secret is returned once, here.',
       tag: 'Webhooks',
@@ -412,12 +429,11 @@ export const routes: Route[] = [
       merge: 'endpoint',
       responses: { 201: 'The endpoint and its signing secret.' },
       errors: [400, 401],
-      example: { url: 'https://hooks.example.com/orderbook', events: ['order.updated'] },
+      example: { url: 'https://hooks.example.com/orderbook', events: ['order.status_changed'] },
     },
     write: true,
     async handle(input, run) {
-      const body = (input.body ?? {}) as Record<string, unknown>;
-      const { data } = await run('createWebhookEndpoint', { input: webhookInput(body) });
+      const { data } = await run('createWebhookEndpoint', { input: webhookInput(input.body ?? {}) });
       const created = data.createWebhookEndpoint as { secret: string; endpoint: Record<string, unknown> };
       return ok({ ...created.endpoint, secret: created.secret }, 201);
     },
@@ -427,6 +443,7 @@ export const routes: Route[] = [
     path: '/webhooks',
     write: true,
     doc: {
+      operationId: 'listWebhookEndpoints',
       summary: "The API key's webhook endpoints",
       tag: 'Webhooks',
       document: 'webhookEndpoints',
@@ -442,6 +459,7 @@ export const routes: Route[] = [
     method: 'DELETE',
     path: '/webhooks/:id',
     doc: {
+      operationId: 'deleteWebhookEndpoint',
       summary: 'Delete a webhook endpoint',
       tag: 'Webhooks',
       document: 'deleteWebhookEndpoint',
@@ -458,6 +476,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/webhooks/:id/rotate-secret',
     doc: {
+      operationId: 'rotateWebhookSecret',
       summary: "Rotate a webhook endpoint's signing secret",
       description: 'The old secret keeps signing beside the new one for grace_seconds.',
       tag: 'Webhooks',
@@ -471,9 +490,7 @@ export const routes: Route[] = [
     body: true,
     write: true,
     async handle(input, run) {
-      const grace = (input.body as Record<string, unknown> | null)?.grace_seconds;
-      if (grace !== undefined && !Number.isInteger(grace)) throw badRequest('grace_seconds must be an integer from 0 to 604800 (7 days)');
-      const { data } = await run('rotateWebhookSecret', { input: { id: input.params.id, graceSeconds: grace } });
+      const { data } = await runWrite(run, 'rotateWebhookSecret', RotateSecretSchema, input.body ?? {}, { id: input.params.id });
       const rotated = data.rotateWebhookSecret as { secret: string; endpoint: Record<string, unknown> };
       return ok({ ...rotated.endpoint, secret: rotated.secret });
     },
@@ -482,6 +499,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/webhooks/:id/deliveries',
     doc: {
+      operationId: 'listWebhookDeliveries',
       summary: "A webhook endpoint's recent deliveries",
       tag: 'Webhooks',
       document: 'webhookDeliveries',
@@ -493,8 +511,7 @@ export const routes: Route[] = [
     write: true,
     async handle(input, run) {
       const raw = input.query.get('limit');
-      const limit = raw === null ? undefined : /^\d{1,3}$/.test(raw) ? Number(raw) : -1;
-      if (limit === -1) throw badRequest('limit must be an integer from 1 to 100');
+      const limit = raw === null ? undefined : parseField(intInRange(1, 100), raw, 'limit');
       return ok((await run('webhookDeliveries', { endpointId: input.params.id, limit })).data.webhookDeliveries);
     },
   },
@@ -502,6 +519,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/webhooks/:id/deliveries/:deliveryId/redeliver',
     doc: {
+      operationId: 'redeliverWebhookDelivery',
       summary: 'Deliver an event again',
       tag: 'Webhooks',
       document: 'redeliverWebhook',
@@ -520,6 +538,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/assets',
     doc: {
+      operationId: 'listAssets',
       summary: 'The assets the order book quotes',
       tag: 'Registry',
       document: 'assets',
@@ -535,6 +554,7 @@ export const routes: Route[] = [
     method: 'GET',
     path: '/chains',
     doc: {
+      operationId: 'listChains',
       summary: 'The chains the order book settles on',
       tag: 'Registry',
       document: 'chains',

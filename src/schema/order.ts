@@ -7,7 +7,7 @@ import { MAX_LIMIT, orderFilterWhere, pageInfo, parseStatuses, parsePagination, 
 import { parseInput } from '../domain/input.ts';
 import { assertFound, createOrder, createOrderSchemaFor, orderIdOrNotFound, parseUserId, type CreatedOrder } from '../domain/orders.ts';
 import { ORDER_STATUSES, statusAt, type OrderStatus } from '../domain/status/rule.ts';
-import type { Intent as IntentRow } from '../generated/prisma/client.ts';
+import type { Intent as IntentRow, Order as OrderRow } from '../generated/prisma/client.ts';
 import { builder } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
 import { Intent } from './intent.ts';
@@ -63,6 +63,13 @@ export const Order = builder.prismaObject('Order', {
 /** Intents that came with the order (a page read with them, the rows a create wrote) need no query. */
 function intentOf(ctx: GraphQLContext, order: object, swapId: string): IntentRow | Promise<IntentRow> {
   return intentRead(order, swapId) ?? ctx.loaders.intent.load(swapId);
+}
+
+/** An order that must exist (one an event or a write just named): its absence is a fault, masked as internal. */
+export async function orderOrThrow(ctx: GraphQLContext, orderId: string): Promise<OrderRow> {
+  const order = await ctx.orders.byId(orderId);
+  if (!order) throw new Error(`order ${orderId} is gone`);
+  return order;
 }
 
 const INTENT_FIELDS = ['sourceIntent', 'destinationIntent'];

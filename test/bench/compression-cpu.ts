@@ -46,7 +46,13 @@ async function measure(compress: boolean) {
   });
   const base = `http://127.0.0.1:${port}`;
   try {
-    for (const deadline = Date.now() + 90_000; !(await fetch(`${base}/health`).then((r) => r.ok, () => false)); ) {
+    for (
+      const deadline = Date.now() + 90_000;
+      !(await fetch(`${base}/health`).then(
+        (r) => r.ok,
+        () => false,
+      ));
+    ) {
       if (child.exitCode !== null || Date.now() > deadline) throw new Error('the service did not start');
       await new Promise((r) => setTimeout(r, 250));
     }
@@ -70,7 +76,9 @@ async function measure(compress: boolean) {
       const before = cpuMs(child.pid!);
       await run(REQUESTS);
       const cpu = cpuMs(child.pid!) - before;
-      console.log(`  ${compress ? 'compressed  ' : 'uncompressed'} ${p.name.padEnd(22)} ${(cpu / REQUESTS).toFixed(3)} ms CPU/request, ${bytes} bytes per answer`);
+      console.log(
+        `  ${compress ? 'compressed  ' : 'uncompressed'} ${p.name.padEnd(22)} ${(cpu / REQUESTS).toFixed(3)} ms CPU/request, ${bytes} bytes per answer`,
+      );
     }
   } finally {
     child.kill('SIGTERM');
