@@ -10,13 +10,14 @@ import type { WriterWindow } from './db/replicas/writer-window.ts';
 import type { PriceSource } from './domain/prices.ts';
 import type { Registry } from './domain/registry/registry.ts';
 import type { StatsCache } from './domain/stats-cache.ts';
-import { isWriterAllowed } from './http/api-keys.ts';
+import { checkApiKey } from './http/api-keys.ts';
 import { webhookOwner } from './webhooks/endpoints.ts';
 import { bearerToken, keyMatches } from './http/auth.ts';
 import { corsPolicy } from './http/cors.ts';
 import { maskError } from './http/error-masking.ts';
-import { GRAPHIQL_EXAMPLE } from './http/graphiql.ts';
 import { graphqlBodyPlugin } from './http/graphql-body.ts';
+import { builtGraphiqlPlugin, GRAPHIQL_OPTIONS } from './http/graphiql.ts';
+import { responseCompressionPlugin } from './http/response-compression.ts';
 import { graphqlLimitPlugins } from './http/graphql-limits.ts';
 import { graphqlVariablesPlugin } from './http/graphql-variables.ts';
 import type { Metrics } from './http/metrics.ts';
@@ -93,11 +94,12 @@ export function createApp(deps: AppDeps): App {
       events,
       now,
       isWatcher: keyMatches(bearerToken(request), deps.config.watcherKey),
-      canWrite: isWriterAllowed(request, deps.config.apiKeys),
+      apiKey: checkApiKey(request, deps.config.apiKeys),
       webhookOwner: webhookOwner(request, deps.config.apiKeys),
     };
   };
 
+  const builtGraphiql = builtGraphiqlPlugin(GRAPHQL_ENDPOINT);
   const yoga: App = createYoga<Record<string, never>, GraphQLContext>({
     schema,
     context,
@@ -106,13 +108,8 @@ export function createApp(deps: AppDeps): App {
     // plain `Online`, served by the REST plugin, so Yoga's is moved out of the way.
     healthCheckEndpoint: `${GRAPHQL_ENDPOINT}/health`,
     landingPage: false,
-    // GraphiQL's GET subscriptions must carry the CSRF header like any other client.
-    graphiql: {
-      title: 'Order book GraphQL',
-      additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },
-      defaultQuery: GRAPHIQL_EXAMPLE,
-    },
-    // GraphiQL's assets come from the npm package, not a CDN: the machines have no internet.
+    // The built page when there is one (src/http/graphiql.ts); else rendered from the npm package, no CDN.
+    graphiql: builtGraphiql ? false : GRAPHIQL_OPTIONS,
     renderGraphiQL,
     logging: yogaLogging(deps.logger),
     maskedErrors: { maskError: (error, message) => maskError(error, message, deps.logger) },
@@ -126,6 +123,8 @@ export function createApp(deps: AppDeps): App {
       // With replicas only: who the client is, and whether it wrote (src/db/replicas/).
       deps.db.replicas ? clients.plugin : {},
       requestLogPlugin(deps.logger),
+      deps.config.compressResponses ? responseCompressionPlugin() : {},
+      builtGraphiql ?? {},
       ...(deps.metrics?.plugins({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         servePath: deps.config.metrics.port === undefined ? '/metrics' : undefined,

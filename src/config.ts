@@ -53,6 +53,8 @@ const envSchema = z.object({
   RATE_LIMIT_PER_KEY: z.coerce.number().int('must be an integer').positive('must be positive').optional(),
   RATE_LIMIT_PER_IP: z.coerce.number().int('must be an integer').positive('must be positive').optional(),
   TRUST_PROXY: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
+  // Off behind a proxy that compresses itself (src/http/response-compression.ts).
+  COMPRESS_RESPONSES: z.enum(['true', 'false'], { message: 'must be true or false' }).default('true'),
   RELAYER_POLL_MS: z.coerce.number().int('must be an integer').min(10, 'must be at least 10').default(250),
   SIMULATED_CHAIN_CONFIRM_MS: z.coerce.number().int('must be an integer').min(0).default(1500),
   // The message never repeats the value: it is a key.
@@ -193,6 +195,8 @@ export interface Config {
   rateLimitPerIp: number | undefined;
   /** Believe X-Forwarded-For for the client IP. */
   trustProxy: boolean;
+  /** Compress API answers over 1 KB for clients that ask (gzip, br). */
+  compressResponses: boolean;
   /** How often the relayer worker looks for claims to submit or confirm. */
   relayerPollMs: number;
   /** The simulated chain mines a claim this long after it is sent. */
@@ -307,6 +311,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerKey: e.RATE_LIMIT_PER_KEY,
     rateLimitPerIp: e.RATE_LIMIT_PER_IP,
     trustProxy: e.TRUST_PROXY === 'true',
+    compressResponses: e.COMPRESS_RESPONSES === 'true',
     relayerPollMs: e.RELAYER_POLL_MS,
     simulatedChainConfirmMs: e.SIMULATED_CHAIN_CONFIRM_MS,
     relayerPrivateKey: key === undefined ? undefined : key.startsWith('0x') ? (key as `0x${string}`) : `0x${key}`,

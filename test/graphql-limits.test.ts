@@ -127,11 +127,4 @@ describe('GraphQL limits, checked before any resolver runs', () => {
     expect(hidden).toMatch(/Cannot query field/);
     expect(hidden).not.toMatch(/Did you mean/);
   });
-
-  it('refuses a GET query without the CSRF header, serves it with one', async ({ t }) => {
-    const url = `http://test/graphql?query=${encodeURIComponent('{ __typename }')}`;
-    expect((await t.app.fetch(url, { headers: { accept: 'application/json' } })).status).toBe(403);
-    const ok = await t.app.fetch(url, { headers: { accept: 'application/json', 'x-graphql-yoga-csrf': '1' } });
-    expect(await ok.json()).toEqual({ data: { __typename: 'Query' } });
-  });
 });

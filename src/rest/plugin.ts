@@ -1,7 +1,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { NotFoundError } from '../domain/errors.ts';
 import { CodedError, toClientError } from '../http/client-error.ts';
-import { isWriterAllowed } from '../http/api-keys.ts';
+import { apiKeyMessage, checkApiKey } from '../http/api-keys.ts';
 import { bearerToken, keyMatches } from '../http/auth.ts';
 import type { Registry } from '../domain/registry/registry.ts';
 import type { OrdersStore } from '../db/orders-store.ts';
@@ -60,8 +60,10 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
       const allow = [...new Set(matching.map((m) => m.route.method))].join(', ');
       return envelope(405, `method ${request.method} is not allowed on ${url.pathname}; use ${allow}`, { allow }, respond);
     }
-    if (match.route.write && !isWriterAllowed(request, options.apiKeys)) {
-      return envelope(401, 'this write needs Authorization: Bearer <API key>', { 'www-authenticate': 'Bearer' }, respond);
+    const keyCheck = match.route.write ? checkApiKey(request, options.apiKeys) : 'ok';
+    if (keyCheck !== 'ok') {
+      const action = method === 'GET' ? 'this request' : 'this write';
+      return envelope(401, apiKeyMessage(keyCheck, action), { 'www-authenticate': 'Bearer' }, respond);
     }
     // The resolver checks the key too (GraphQL clients); here it comes before the body is read, as for writes.
     if (match.route.watcher && !keyMatches(bearerToken(request), options.watcherKey)) {
