@@ -70,7 +70,12 @@ export function staticAssets(dir: string, options: StaticAssetOptions = {}): Sta
       const coding = pickCoding(request.headers.get('accept-encoding'), found.codings);
       // One ETag per representation: a cache must not answer a gzip request with the brotli bytes.
       const etag = `"${found.etag}${coding === 'identity' ? '' : `-${coding}`}"`;
-      const headers = new Headers({ 'content-type': found.type, etag, 'cache-control': found.immutable ? IMMUTABLE : REVALIDATE });
+      const headers = new Headers({
+        'content-type': found.type,
+        etag,
+        'cache-control': found.immutable ? IMMUTABLE : REVALIDATE,
+        'x-content-type-options': 'nosniff',
+      });
       varyOnAcceptEncoding(headers);
       if (found.type.startsWith('text/html')) for (const [k, v] of Object.entries(options.htmlHeaders ?? {})) headers.set(k, v);
       if (matchesEtag(request.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers });
@@ -89,8 +94,13 @@ export function staticAssetsPlugin(prefix: string, dir: string, options: StaticA
   return {
     onRequest({ request, url, endResponse }) {
       if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) return;
-      const file = url.pathname.slice(prefix.length + 1) || 'index.html';
-      const response = assets.serve(request, decodeURIComponent(file));
+      let file: string;
+      try {
+        file = decodeURIComponent(url.pathname.slice(prefix.length + 1)) || 'index.html';
+      } catch {
+        return; // bad percent-encoding names no file: the usual 404
+      }
+      const response = assets.serve(request, file);
       if (response) endResponse(response);
     },
   };
