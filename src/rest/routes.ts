@@ -411,7 +411,7 @@ export const routes: Route[] = [
       result: ['createWebhookEndpoint'],
       merge: 'endpoint',
       responses: { 201: 'The endpoint and its signing secret.' },
-      errors: [400, 401],
+      errors: [400, 401, 409],
       example: { url: 'https://hooks.example.com/orderbook', events: ['order.updated'] },
     },
     write: true,
