@@ -20,7 +20,8 @@ function silentClient(port: number, partial: string): Promise<Socket> {
   });
 }
 
-const connections = (server: Server) => new Promise<number>((resolve, reject) => server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
+const connections = (server: Server) =>
+  new Promise<number>((resolve, reject) => server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
 
 async function waitForConnections(server: Server, wanted: (count: number) => boolean, withinMs: number): Promise<number> {
   const until = performance.now() + withinMs;

@@ -6,7 +6,12 @@ it.override('appOptions', { env: { API_KEYS: 'cap-key-one,cap-key-two', WEBHOOK_
 /** The 20-endpoint cap per key holds under concurrent registrations (src/webhooks/endpoints.ts). */
 it('60 concurrent registrations by one key give exactly 20 endpoints, and another key is unaffected', async ({ t }) => {
   const register = (key: string, i: number) =>
-    t.rest('POST', '/webhooks', { url: `https://hooks.example/${i}`, events: ['order.status_changed'] }, { authorization: `Bearer ${key}` });
+    t.rest(
+      'POST',
+      '/webhooks',
+      { url: `https://hooks.example/${i}`, events: ['order.status_changed'] },
+      { authorization: `Bearer ${key}` },
+    );
   const replies = await Promise.all(Array.from({ length: 60 }, (_, i) => register('cap-key-one', i)));
   const statuses = replies.map((r) => r.status);
   expect(statuses.filter((s) => s === 201)).toHaveLength(20);

@@ -40,8 +40,9 @@ export function text(maxLength = 256) {
  * ones (soft hyphen, zero-width, word joiners, BOM), bidirectional marks, embeddings, overrides and isolates,
  * line and paragraph separators, and U+FFFD (what a lone surrogate decodes to, so the two cannot alias).
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const NOT_IN_USER_IDS = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\ufffd]/;
+const NOT_IN_USER_IDS =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\ufffd]/;
 
 /**
  * A user id: text that looks like what it is and names one user. NFC-normalised, so one user is not two

@@ -83,7 +83,7 @@ function destroyAfterFlush(socket: Duplex): void {
   };
   const timer = setTimeout(destroy, FLUSH_GRACE_MS);
   timer.unref();
-  if (socket.writableFinished) return destroy();
+  if (socket.writableFinished) return void destroy();
   socket.once('finish', destroy);
   socket.once('close', () => clearTimeout(timer));
 }
