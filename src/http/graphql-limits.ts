@@ -1,6 +1,6 @@
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import type { GraphQLError, ValidationContext } from 'graphql';
+import { type ExecutionResult, GraphQLError, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../domain/order-list.ts';
 import { costLimitRule, type CostModel } from './graphql-cost.ts';
@@ -53,9 +53,40 @@ export function graphqlLimitPlugins(options: { production: boolean }): Plugin[] 
   });
   return [
     ...(armor.protect().plugins as Plugin[]),
+    ...(options.production ? [hideSuggestions] : []),
     { onValidate: ({ addValidationRule }) => addValidationRule(costLimitRule(COST_MODEL)) },
     // A GET with a query must carry this header (or be a preflighted request), so a cross-site
     // <img>/<form> cannot run one with the user's cookies. Yoga's GraphiQL sends it.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
   ];
+}
+
+const SUGGESTION = / ?Did you mean [^]*$/;
+const withoutSuggestion = (error: GraphQLError) =>
+  SUGGESTION.test(error.message)
+    ? new GraphQLError(error.message.replace(SUGGESTION, ''), {
+        nodes: error.nodes,
+        source: error.source,
+        positions: error.positions,
+        path: error.path,
+        originalError: error.originalError,
+        extensions: error.extensions,
+      })
+    : error;
+
+/**
+ * Armor hides field suggestions only; an enum value's ("Did you mean the enum value ...?"), from a
+ * literal in validation or a variable in execution, maps the schema as well: hidden the same way, in
+ * the result as it is sent, whichever phase made the error.
+ */
+const hideSuggestions: Plugin = {
+  onResultProcess: ({ result, setResult }) => {
+    if (Array.isArray(result)) return setResult(result.map(withoutSuggestions));
+    if (!(Symbol.asyncIterator in (result as object))) setResult(withoutSuggestions(result as ExecutionResult));
+  },
+};
+
+function withoutSuggestions(result: ExecutionResult): ExecutionResult {
+  if (!result.errors?.some((error) => SUGGESTION.test(error.message))) return result;
+  return { ...result, errors: result.errors.map(withoutSuggestion) };
 }
