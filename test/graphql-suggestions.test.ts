@@ -2,6 +2,7 @@ import { describe, expect } from 'vitest';
 import { createTestApp, it as appTest, type TestApp } from './support/app.ts';
 import { TEST_DB } from './support/database.ts';
 
+// biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from its first argument's pattern; this one has none
 const it = appTest.extend('production', { scope: 'file' }, async ({}, { onCleanup }) => {
   const production = await createTestApp({ env: { NODE_ENV: 'production' } });
   onCleanup(() => production.close());

@@ -61,7 +61,7 @@ export function graphqlLimitPlugins(options: { production: boolean }): Plugin[] 
   ];
 }
 
-const SUGGESTION = / ?Did you mean [^]*$/;
+const SUGGESTION = / ?Did you mean .*$/s;
 const withoutSuggestion = (error: GraphQLError) =>
   SUGGESTION.test(error.message)
     ? new GraphQLError(error.message.replace(SUGGESTION, ''), {
