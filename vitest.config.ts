@@ -33,6 +33,8 @@ export default defineConfig({
             'test/config.test.ts',
             'test/polling-loop.test.ts',
             'test/pg-reader.test.ts',
+            'test/openapi-clients.test.ts',
+            'test/schema-baseline.test.ts',
           ],
           env: { TEST_DB: 'postgres' },
           globalSetup: ['test/support/postgres-setup.ts'],

@@ -174,7 +174,7 @@ export interface Config {
   logLevel: string;
   /** PostgreSQL URL; undefined selects embedded PGlite in dataDir. */
   databaseUrl: string | undefined;
-  /** Streaming replicas for lag-tolerant reads (src/db/replicas.ts); empty: every read on the primary. */
+  /** Streaming replicas for lag-tolerant reads (src/db/replicas/); empty: every read on the primary. */
   replicas: { urls: string[]; maxLagMs: number; checkMs: number; readYourWritesMs: number };
   dataDir: string;
   redisUrl: string | undefined;
@@ -251,7 +251,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push('  DATABASE_REPLICA_URL: needs DATABASE_URL (replicas serve reads of a PostgreSQL primary)');
   }
   if (parsed.success && parsed.data.READ_YOUR_WRITES_MS < parsed.data.REPLICA_MAX_LAG_MS + parsed.data.REPLICA_CHECK_MS) {
-    // A replica in use is at most REPLICA_MAX_LAG_MS + REPLICA_CHECK_MS behind (src/db/replicas.ts): a
+    // A replica in use is at most REPLICA_MAX_LAG_MS + REPLICA_CHECK_MS behind (src/db/replicas/): a
     // client's own write is on every replica in use once this window has passed.
     problems.push('  READ_YOUR_WRITES_MS: must be at least REPLICA_MAX_LAG_MS + REPLICA_CHECK_MS');
   }

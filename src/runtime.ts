@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createPublicClient, http } from 'viem';
-import { createApp, runDocument, type App } from './app.ts';
+import { createApp, type App } from './app.ts';
+import { runDocument } from './rest/run-document.ts';
 import { restClaim, restOrder } from './rest/routes.ts';
 import { WebhookWorker, webhookHealth, type RenderEvent } from './webhooks/worker.ts';
 import { resolveEvmChains } from './chains/evm/chain-config.ts';
 import { EvmWatcher } from './chains/evm/watcher.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
-import { memoryWriterWindow, redisWriterWindow, type WriterWindow } from './db/replicas.ts';
+import { memoryWriterWindow, redisWriterWindow, type WriterWindow } from './db/replicas/writer-window.ts';
 import type { DomainDeps } from './domain/deps.ts';
 import { recordEscrowEvent } from './domain/escrow-events.ts';
 import { createMetrics, type Metrics, type RedisFailure } from './http/metrics.ts';
@@ -132,20 +133,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     pubsub,
     limits,
     metrics,
-    relayer: { adapter, isRunning: () => worker.isRunning },
+    relayer: { adapter, isRunning: () => worker.isRunning, webhookHealth: () => webhookHealth(db.prisma) },
     optionalChecks: redis ? { redis: () => redis.client.ping() } : undefined,
   });
 
-  // An event's data is the order (or claim) exactly as REST returns it, through the same documents.
-  const render: RenderEvent = async (event) => {
-    const run = runDocument(app, new Request('http://webhooks.internal/'));
-    if (event.type === 'order.status_changed') {
-      const order = restOrder((await run('order', { orderId: event.orderId })).data.order) as Record<string, unknown>;
-      return { ...order, status: event.status, previous_status: event.previousStatus };
-    }
-    const claim = restClaim((await run('claim', { orderId: event.orderId })).data.claim) as Record<string, unknown>;
-    return { ...claim, status: event.status };
-  };
+  const render = webhookRenderer(app);
   const webhooks = new WebhookWorker({
     prisma: db.prisma,
     logger,
@@ -216,6 +208,28 @@ function countedStatsCache(cache: StatsCache, metrics: Metrics | undefined): Sta
       metrics.statsCache(computed ? 'miss' : 'hit');
       return cached;
     },
+    async series(key, compute) {
+      let computed = false;
+      const cached = await cache.series(key, () => {
+        computed = true;
+        return compute();
+      });
+      metrics.statsCache(computed ? 'miss' : 'hit');
+      return cached;
+    },
     clear: () => cache.clear(),
+  };
+}
+
+/** An event's data is the order (or claim) exactly as REST returns it, through the same documents. */
+export function webhookRenderer(app: App): RenderEvent {
+  return async (event) => {
+    const run = runDocument(app, new Request('http://webhooks.internal/'));
+    if (event.type === 'order.status_changed') {
+      const order = restOrder((await run('order', { orderId: event.orderId })).data.order) as Record<string, unknown>;
+      return { ...order, status: event.status, previous_status: event.previousStatus };
+    }
+    const claim = restClaim((await run('claim', { orderId: event.orderId })).data.claim) as Record<string, unknown>;
+    return { ...claim, status: event.status };
   };
 }

@@ -9,7 +9,7 @@ import { bearerToken } from './http/auth.ts';
 import { clientIp } from './http/rate-limit.ts';
 import { connectionSlots, type SubscriptionContext, type SubscriptionSlots } from './http/subscription-limits.ts';
 import type { TransportLimits } from './http/transport-limits.ts';
-import { MAX_BODY_BYTES } from './rest/http.ts';
+import { MAX_BODY_BYTES } from './http/envelope.ts';
 
 interface EnvelopedRoot {
   execute: (args: ExecutionArgs) => unknown;

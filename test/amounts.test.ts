@@ -10,7 +10,7 @@ import {
 } from '../src/domain/amounts.ts';
 import { DomainError } from '../src/domain/errors.ts';
 import { destinationAmount, usdValue } from '../src/domain/prices.ts';
-import { HTTP_STATUS } from '../src/rest/status.ts';
+import { HTTP_STATUS } from '../src/http/status.ts';
 
 const MESSAGE = 'source.amount must be a positive integer string in base units';
 

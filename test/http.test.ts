@@ -14,7 +14,7 @@ describe('HTTP surface', () => {
 
   it('sends a REST answer as one text body with its Content-Length, not a chunked stream', async ({ t }) => {
     // Yoga writes a text body of its own Response class to the socket in one call; the platform's
-    // Response would be streamed chunk by chunk without a length (README, Performance).
+    // Response would be streamed chunk by chunk without a length, one more stream per answer.
     for (const path of ['/orders/user/nobody?limit=20', '/stats', '/nope']) {
       const response = await t.app.fetch(`http://test${path}`);
       const body = await response.text();

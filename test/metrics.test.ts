@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { getMetricsFromIterator, type PromMetrics } from 'prom2javascript';
 import { describe, expect } from 'vitest';
 import { buildSchema } from 'graphql';
-import { deprecatesFields } from '../src/app.ts';
+import { deprecatesFields } from '../src/schema/deprecations.ts';
 import { serveMetricsOnPort } from '../src/http/metrics.ts';
 import { schema } from '../src/schema/index.ts';
 import { createTestApp, type TestApp, it } from './support/app.ts';

@@ -229,7 +229,7 @@ describe.runIf(TEST_DB === 'pglite')('the partitioning migration', () => {
       const statsBefore = await stats();
       expect(statsBefore.length).toBeGreaterThan(0);
 
-      expect(await applyMigrations(target)).toEqual([partitioning]);
+      expect(await applyMigrations(target)).toEqual(names.filter((n) => n >= partitioning).sort());
       const placed = await pglite.query<{ id: string; partition: string }>(
         `SELECT id, tableoid::regclass::text AS partition FROM orders ORDER BY id`,
       );

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seed } from '../prisma/scripts/seed/index.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Database } from '../src/db/database.ts';
-import { runDocument } from '../src/app.ts';
+import { runDocument } from '../src/rest/run-document.ts';
 import { restOrder } from '../src/rest/routes.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { openTestDatabase } from './support/database.ts';

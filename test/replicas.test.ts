@@ -3,22 +3,17 @@ import type { SqlQueryable, SqlResultSet } from '@prisma/driver-adapter-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.ts';
 import { isDatabaseUnavailable } from '../src/db/unavailable.ts';
-import {
-  createReadRouting,
-  fallbackAdapter,
-  fallbackReader,
-  lsnValue,
-  memoryWriterWindow,
-  ReplicaSet,
-  type ReplicaNode,
-} from '../src/db/replicas.ts';
+import { fallbackAdapter, fallbackReader } from '../src/db/replicas/fallback.ts';
+import { lsnValue, ReplicaSet, type ReplicaNode } from '../src/db/replicas/health.ts';
+import { createReadRouting } from '../src/db/replicas/routing.ts';
+import { memoryWriterWindow } from '../src/db/replicas/writer-window.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { openTestDatabase } from './support/database.ts';
 import { makeQuote, orderBody } from './support/fixtures.ts';
 import { freePort } from './support/server-process.ts';
 
 /**
- * Read routing (src/db/replicas.ts, README "Deployment"). The cluster tests run it on a real streaming
+ * Read routing (src/db/replicas/, README "Deployment"). The cluster tests run it on a real streaming
  * replica; here the rules, with a "replica" that is a second, empty database: whatever a read finds
  * there shows where it went.
  */

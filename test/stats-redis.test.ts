@@ -27,7 +27,7 @@ describe('stats cache shared through Redis', () => {
     b = await instance();
   });
   afterAll(async () => {
-    await first?.del('orderbook:stats:v1');
+    await first?.del('orderbook:stats:v1', 'orderbook:stats:v1:series');
     redis.disconnect();
     await db.close();
   });
@@ -47,5 +47,24 @@ describe('stats cache shared through Redis', () => {
     await b.statsCache.clear();
     const fresh = await a.rest('GET', '/stats');
     expect(fresh.body.result.all_time.total_orders).toBe(2);
+  });
+
+  it('shares the stats series the same way, each length on its own', async () => {
+    await a.statsCache.clear();
+    const total = (reply: { body: { result: { total_orders: number }[] } }) =>
+      reply.body.result.reduce((n, point) => n + point.total_orders, 0);
+    const fromA = await a.rest('GET', '/stats/series?interval=day&last=2');
+    expect(fromA.headers.get('cache-control')).toBe('public, max-age=120');
+    const before = total(fromA);
+
+    await makeOrder(b, {}, 'third');
+    const fromB = await b.rest('GET', '/stats/series?interval=day&last=2');
+    expect(fromB.body.result).toEqual(fromA.body.result);
+    expect(fromB.headers.get('cache-control')).toMatch(/^public, max-age=(119|120)$/);
+    // Another length is not A's entry: B computes it, with the new order.
+    expect(total(await b.rest('GET', '/stats/series?interval=day&last=3'))).toBe(before + 1);
+
+    await b.statsCache.clear();
+    expect(total(await a.rest('GET', '/stats/series?interval=day&last=2'))).toBe(before + 1);
   });
 });

@@ -4,6 +4,7 @@ import type { Database } from '../src/db/database.ts';
 import { countByStatus } from '../src/domain/status/count.ts';
 import {
   deriveStage,
+  clockTurnedSql,
   ORDER_STATUSES,
   STATUS_BUCKET,
   statusAt,
@@ -143,6 +144,30 @@ describe('statusWhere, statusSql and the rollup counts agree with statusAt on th
     expect(byId.size).toBe(rows.length);
     for (const row of rows)
       expect(byId.get(row.id), `${row.stage} ${row.deadlineAt.toISOString()} ${row.destExpiresAt.toISOString()}`).toBe(statusAt(row, now));
+  });
+
+  it('clockTurnedSql finds exactly the orders whose status statusAt turns between two times, with both statuses', async () => {
+    const at = (s: number) => new Date(now.getTime() + s * 1000);
+    const times = [-7201, -7200, -2, -1, 0, 1, 7200].map(at);
+    let turns = 0;
+    for (const [i, from] of times.entries()) {
+      for (const to of times.slice(i + 1)) {
+        const found = await db.prisma.$queryRawUnsafe<{ id: string; previous: string; status: string }[]>(
+          `SELECT o.id, ${statusSql('o', '$1::timestamptz')} AS previous, ${statusSql('o', '$2::timestamptz')} AS status
+           FROM orders o WHERE o.user_id = 'u' AND ${clockTurnedSql('o', '$1::timestamptz', '$2::timestamptz')}`,
+          from.toISOString(),
+          to.toISOString(),
+        );
+        const expected = rows
+          .filter((r) => statusAt(r, from) !== statusAt(r, to))
+          .map((r) => ({ id: r.id, previous: statusAt(r, from), status: statusAt(r, to) }));
+        const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+        expect(found.sort(byId), `${from.toISOString()} -> ${to.toISOString()}`).toEqual(expected.sort(byId));
+        turns += expected.length;
+      }
+    }
+    // The grid holds turns of both kinds of deadline.
+    expect(turns).toBeGreaterThan(0);
   });
 
   it.each(ORDER_STATUSES)('%s counted from the rollups the stats trigger keeps', async (status) => {

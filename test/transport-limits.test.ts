@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.ts';
-import { MAX_BODY_BYTES } from '../src/rest/http.ts';
+import { MAX_BODY_BYTES } from '../src/http/envelope.ts';
 import { createTestApp, type TestApp } from './support/app.ts';
 import { openTestDatabase } from './support/database.ts';
 import { makeOrder } from './support/fixtures.ts';

@@ -3,8 +3,8 @@ import { build } from 'esbuild';
 
 /**
  * npm run build: the server as one ES module, dist/server.js, which `npm start` runs with plain Node.
- * One file loads in about a third less time than the same code as thousands of modules (see README,
- * Operations). Packages that read files beside their own code at run time stay outside the bundle.
+ * One file loads faster than the same code as thousands of modules: no module resolution per import (see
+ * README, Operations). Packages that read files beside their own code at run time stay outside the bundle.
  */
 const outdir = process.argv[2] ?? 'dist';
 rmSync(outdir, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 import type { ArgType } from '@prisma/driver-adapter-utils';
+import { snakeCase } from '../domain/input.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 
@@ -50,8 +51,6 @@ const SCALARS: Record<string, Pick<Column, 'cast' | 'read' | 'write'>> = {
 };
 
 const TABLES: Record<ModelName, string> = { Order: 'orders', Intent: 'intents', Quote: 'quotes' };
-
-const snakeCase = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 function build(model: ModelName): ModelColumns {
   const columns = getDatamodel()
@@ -119,6 +118,27 @@ export function insertValues(model: ModelColumns, rows: Record<string, unknown>[
     return `(${placeholders.join(', ')})`;
   });
   return { columns: present.map((c) => c.name).join(', '), tuples, args };
+}
+
+/**
+ * One statement that inserts any number of `rows` (all with the same fields): each column travels as
+ * one text[] parameter and is cast in SQL, `INSERT ... SELECT FROM unnest(...)`, the same encoding for
+ * pg and PGlite. For bulk loads (the seed), where a tuple per row would run out of parameters.
+ */
+export function unnestInsert(model: ModelColumns, rows: Record<string, unknown>[]): { sql: string; args: (string | null)[][] } {
+  const present = model.columns.filter((c) => rows[0]![c.field] !== undefined);
+  const names = present.map((c) => c.name).join(', ');
+  const sql =
+    `INSERT INTO ${model.table} (${names}) ` +
+    `SELECT ${present.map((c) => `u.${c.name}::${c.cast}`).join(', ')} ` +
+    `FROM unnest(${present.map((_, i) => `$${i + 1}::text[]`).join(', ')}) AS u(${names})`;
+  const args = present.map((c) =>
+    rows.map((row) => {
+      const value = c.write(row[c.field]);
+      return value === null ? null : String(value);
+    }),
+  );
+  return { sql, args };
 }
 
 export const TEXT: ArgType = { scalarType: 'string', arity: 'scalar' };

@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { RowReader } from './row-store.ts';
 
 /**
- * The row store's reads straight through a pg pool on PostgreSQL (README, Performance): the rows come
+ * The row store's reads straight through a pg pool on PostgreSQL (README, How it is built): the rows come
  * back as arrays with pg's own parsing, so no driver-adapter normalisation runs between the socket and
  * model-columns.ts. The pool carries the statement and query timeouts (database.ts), and a pg error is
  * what isDatabaseUnavailable() reads for the 503. With `name`, each connection prepares a statement once

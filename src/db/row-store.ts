@@ -1,21 +1,23 @@
 import type { ArgType, SqlQueryable } from '@prisma/driver-adapter-utils';
-import type { Intent, Order, Prisma, Quote } from '../generated/prisma/client.ts';
+import type { Intent, Order, Quote } from '../generated/prisma/client.ts';
 import type { QueryListener } from './database.ts';
-import { newId } from '../webhooks/outbox.ts';
+import { KeyTakenError, type QuoteAndOrderStore } from '../domain/stores.ts';
+import { newId } from '../domain/webhook-events.ts';
+import { violatesUnique } from './unique-violation.ts';
 import { INT, INTENT, ORDER, QUOTE, TEXT, TEXT_LIST, insertValues, qualified, readRow, type ModelColumns } from './model-columns.ts';
 
 /**
  * The hot paths' SQL, sent through Prisma's driver adapter below Prisma Client.
  *
- * Why: Prisma Client spends more CPU per query than these queries cost. At a million orders, 12
- * intents by id cost 1.4 ms of CPU through `findMany` and 0.26 ms through the adapter, and each
+ * Why: Prisma Client spends more CPU per query than these queries cost (its result mapping runs in Node
+ * on every call, where the adapter only sends the SQL and reads the rows), and each
  * write through Prisma Client runs its query compiler (WebAssembly) again. The rows that come
  * back are the models' own types (Decimal, Date, bigint), so every resolver takes them as it takes
  * Prisma's; test/row-store.test.ts checks they equal what Prisma Client returns.
  *
  * Only the list pages and the quote-to-order path are here; everything else stays on Prisma Client.
  */
-export interface RowStore {
+export interface RowReads {
   /** Orders whose id is in `ids`, newest first; with their intents when `withIntents` (see OrderRead). */
   ordersById(ids: readonly string[], withIntents?: boolean): Promise<Order[]>;
   /** How many orders there are, or how many one user has (an index-only count). */
@@ -43,18 +45,13 @@ export interface RowStore {
   ): Promise<{ data: string; total: number }>;
   /** Intents whose swap id is in `swapIds`, in no particular order. */
   intentsBySwapId(swapIds: readonly string[]): Promise<Intent[]>;
-  quoteById(id: string): Promise<Quote | null>;
-  insertQuote(quote: Prisma.QuoteCreateInput): Promise<Quote>;
-  /**
-   * Consumes the quote and stores the order with both intents, in one statement: one commit, and
-   * no lock held across round trips. Null when the quote was no longer unconsumed; nothing is
-   * written then.
-   */
-  insertOrderConsumingQuote(
-    order: Prisma.OrderCreateManyInput,
-    intents: [Prisma.IntentCreateManyInput, Prisma.IntentCreateManyInput],
-  ): Promise<{ order: Order; intents: [Intent, Intent] } | null>;
 }
+
+/**
+ * The row store, with what the domain writes through it. insertOrderConsumingQuote is one statement:
+ * one commit, and no lock held across round trips.
+ */
+export interface RowStore extends RowReads, QuoteAndOrderStore {}
 
 /** Where an order sits in the newest-first order: the key of orders_created_at_id_key. */
 export interface OrderKey {
@@ -252,6 +249,11 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
       return quote ?? null;
     },
 
+    async requestHashOf(orderId) {
+      const [row] = await query('SELECT request_hash FROM orders WHERE id = $1', [orderId], [TEXT]);
+      return (row?.[0] as string | undefined) ?? null;
+    },
+
     async insertQuote(quote) {
       const values = insertValues(QUOTE, [quote]);
       const sql = `INSERT INTO quotes (${values.columns}) VALUES ${values.tuples[0]} RETURNING ${QUOTE.list}`;
@@ -276,7 +278,7 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
           SELECT * FROM (VALUES ${orderValues.tuples[0]}) AS v WHERE EXISTS (SELECT FROM consumed)
           RETURNING ${ORDER.list}
         ), announced AS (
-          -- The webhook outbox row, in the same statement: one commit (src/webhooks/outbox.ts).
+          -- The webhook outbox row, in the same statement: one commit (src/domain/webhook-events.ts).
           INSERT INTO webhook_events (id, type, order_id, user_id, source_chain, dest_chain, status)
           SELECT $${consumer + 2}, 'order.status_changed', id, user_id, source_chain, dest_chain, 'pending' FROM new_order
         )
@@ -285,7 +287,13 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
         JOIN new_intents s ON s.swap_id = o.source_swap_id
         JOIN new_intents d ON d.swap_id = o.destination_swap_id`;
       const args = [...intentValues.args, ...orderValues.args, order.id, order.quoteId, newId('msg')];
-      const [row] = await write(sql, args, allText(args));
+      const [row] = await write(sql, args, allText(args)).catch((error: unknown) => {
+        throw violatesUnique(error, [QUOTE_USED_ONCE])
+          ? new KeyTakenError('quote')
+          : violatesUnique(error, COMMITMENT_USED_ONCE)
+            ? new KeyTakenError('commitment')
+            : error;
+      });
       if (!row) return null;
       const sourceAt = ORDER.columns.length;
       const destinationAt = sourceAt + INTENT.columns.length;
@@ -296,3 +304,13 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
     },
   };
 }
+
+// The keys unique across every month live in order_keys and swap_keys (README, Deployment: Data that grows).
+const QUOTE_USED_ONCE = { index: 'order_keys_quote_id_key', fields: ['quote_id'] };
+// The swap ids derive from the commitment: any of these indexes refusing the rows means it is reused.
+const COMMITMENT_USED_ONCE = [
+  { index: 'order_keys_commitment_hash_key', fields: ['commitment_hash'] },
+  { index: 'swap_keys_pkey', fields: ['swap_id'] },
+  // Within a month: the intents' key in that month's partition (intents_2026_11_pkey, intents_default_pkey).
+  { index: /^intents_(\d{4}_\d{2}|default)_pkey$/, fields: ['swap_id', 'created_at'] },
+];

@@ -1,7 +1,7 @@
 /**
  * The errors a client may see, one class per code: the only errors whose message reaches a client
  * (everything else is masked as an internal error). The code is GraphQL's `extensions.code`; the
- * REST layer maps it to an HTTP status (src/rest/status.ts). Nothing here knows HTTP.
+ * transports map it to an HTTP status (src/http/status.ts). Nothing here knows HTTP.
  */
 export abstract class DomainError extends Error {
   override readonly name = 'DomainError';

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Intent, Stage } from '../generated/prisma/client.ts';
 import type { DomainDeps } from './deps.ts';
 import { z } from 'zod';
-import { orderStatusEvent } from '../webhooks/outbox.ts';
+import { orderStatusEvent } from './webhook-events.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
 import { hex32, object, text, timestamp } from './input.ts';
 import { deriveStage, statusAt, type EscrowFacts } from './status/rule.ts';
@@ -35,7 +35,8 @@ export const EscrowEventSchema = object({
   }),
   txHash: text(130)
     .regex(TX_HASH, { error: 'must be a transaction hash (8 to 128 letters or digits, optional 0x)', abort: true })
-    .transform((value) => (value.startsWith('0x') ? value.toLowerCase() : value)),
+    // Hex is stored in lowercase (0x-hex, and 64-hex txids): lookups by hash compare that spelling (registry/tx-hashes.ts).
+    .transform((value) => (value.startsWith('0x') || /^[0-9a-fA-F]{64}$/.test(value) ? value.toLowerCase() : value)),
   blockNumber: z
     .int({ error: BLOCK_NUMBER_RULE })
     .nonnegative({ error: BLOCK_NUMBER_RULE, abort: true })
@@ -233,7 +234,7 @@ export async function recordEscrowEvent(deps: DomainDeps, swapIdInput: string, e
       where: { id: orderId },
       data: { stage, completedAt: applied.completedAt, updatedAt: now },
     });
-    // The webhook outbox row commits with the change, or neither does (src/webhooks/outbox.ts).
+    // The webhook outbox row commits with the change, or neither does (src/domain/webhook-events.ts).
     const before = statusAt(order, now);
     const after = statusAt({ ...order, stage }, now);
     if (after !== before) await tx.webhookEvent.create({ data: orderStatusEvent(order, after, before) });

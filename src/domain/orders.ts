@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { violatesUnique } from '../db/unique-violation.ts';
 import type { Intent, Order, Prisma, Quote } from '../generated/prisma/client.ts';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { addressRule, isValidAddress, normalizeAddress } from './addresses.ts';
 import { amount } from './amounts.ts';
 import type { DomainDeps } from './deps.ts';
@@ -9,6 +8,7 @@ import { ConflictError, NotFoundError, QuoteConsumedError, QuoteExpiredError, Qu
 import { assetId, hex32, object, parseField, text, toSeconds, userId } from './input.ts';
 import { usdValue } from './prices.ts';
 import { resolvePair, type ListedPair } from './quotes.ts';
+import { KeyTakenError } from './stores.ts';
 import type { Registry } from './registry/registry.ts';
 
 const orderLeg = object({
@@ -59,16 +59,34 @@ function buildCreateOrderSchema(registry: Registry) {
   });
 }
 
-/** Fingerprint of a request, to tell an exact replay (200, same order) from a different one (409). */
+/**
+ * Fingerprint of a request, to tell an exact replay (200, same order) from a different one (409):
+ * the whole parsed command, so a field added to CreateOrderSchema is in it with nothing else to change.
+ */
 export function requestFingerprint(request: CreateOrderCommand): string {
-  const canonical = JSON.stringify([
-    request.userId,
-    request.quoteId,
-    [request.source.asset, request.source.recipient, request.source.amount.toString()],
-    [request.destination.asset, request.destination.recipient, request.destination.amount.toString()],
-    request.commitmentHash,
-  ]);
-  return createHash('sha256').update(canonical).digest('hex');
+  return fingerprintOf(CreateOrderSchema, request);
+}
+
+/**
+ * sha256 of a parsed value walked in its schema's field order: an object becomes the array of its
+ * fields' values (absent optional fields left out, so adding one keeps the fingerprints already
+ * stored), an amount its decimal string.
+ */
+export function fingerprintOf(schema: z.ZodType, value: unknown): string {
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(schema, value)))
+    .digest('hex');
+}
+
+function canonical(schema: z.ZodType, value: unknown): unknown {
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) return canonical(schema.unwrap() as z.ZodType, value);
+  if (schema instanceof z.ZodObject && typeof value === 'object' && value !== null) {
+    const fields = value as Record<string, unknown>;
+    return Object.entries(schema.shape as Record<string, z.ZodType>)
+      .filter(([key]) => fields[key] !== undefined)
+      .map(([key, field]) => canonical(field, fields[key]));
+  }
+  return typeof value === 'bigint' ? value.toString() : value;
 }
 
 /**
@@ -121,22 +139,13 @@ export async function createOrder(deps: DomainDeps, request: CreateOrderCommand)
       }
       if (attempt > 0) throw new Error(`quote ${request.quoteId} could not be consumed, nor found consumed`);
     } catch (error) {
-      if (attempt === 0 && violatesUnique(error, [QUOTE_USED_ONCE])) continue;
-      if (violatesUnique(error, COMMITMENT_USED_ONCE)) throw commitmentReused();
+      if (!(error instanceof KeyTakenError)) throw error;
+      if (attempt === 0 && error.key === 'quote') continue;
+      if (error.key === 'commitment') throw commitmentReused();
       throw error;
     }
   }
 }
-
-// The keys unique across every month live in order_keys and swap_keys (README, Deployment: Data that grows).
-const QUOTE_USED_ONCE = { index: 'order_keys_quote_id_key', fields: ['quote_id'] };
-// The swap ids derive from the commitment: any of these indexes refusing the rows means it is reused.
-const COMMITMENT_USED_ONCE = [
-  { index: 'order_keys_commitment_hash_key', fields: ['commitment_hash'] },
-  { index: 'swap_keys_pkey', fields: ['swap_id'] },
-  // Within a month: the intents' key in that month's partition (intents_2026_11_pkey, intents_default_pkey).
-  { index: /^intents_(\d{4}_\d{2}|default)_pkey$/, fields: ['swap_id', 'created_at'] },
-];
 
 const commitmentReused = () => new ConflictError('commitment_hash is already used by another order: use a fresh secret');
 
@@ -148,8 +157,7 @@ async function createOrderOnce(deps: DomainDeps, request: CreateOrderCommand, fi
   if (!quote) throw new NotFoundError(`quote_id ${request.quoteId} does not name a quote`);
   if (quote.consumedBy) {
     // Consumed already: by this very request (a replay) or another.
-    const order = await deps.prisma.order.findUnique({ where: { id: quote.consumedBy }, select: { requestHash: true } });
-    if (order?.requestHash === fingerprint) return { orderId: quote.consumedBy, replayed: true };
+    if ((await deps.rows.requestHashOf(quote.consumedBy)) === fingerprint) return { orderId: quote.consumedBy, replayed: true };
     throw new QuoteConsumedError(`quote_id ${request.quoteId} was already used by a different order request`);
   }
   const now = toSeconds(deps.now());

@@ -99,8 +99,8 @@ export function isPossibleQuoteId(id: string): boolean {
   return QUOTE_ID.test(id);
 }
 
-export async function findQuote(deps: Pick<DomainDeps, 'prisma'>, quoteId: string): Promise<Quote> {
-  const quote = isPossibleQuoteId(quoteId) ? await deps.prisma.quote.findUnique({ where: { id: quoteId } }) : null;
+export async function findQuote(deps: Pick<DomainDeps, 'rows'>, quoteId: string): Promise<Quote> {
+  const quote = isPossibleQuoteId(quoteId) ? await deps.rows.quoteById(quoteId) : null;
   if (!quote) throw new NotFoundError(isPossibleQuoteId(quoteId) ? `quote ${quoteId} not found` : 'quote not found');
   return quote;
 }

@@ -152,6 +152,6 @@ export async function computeStats(prisma: PrismaClient, registry: Registry, now
 }
 
 /** Exact decimal to a JSON number of dollars and cents: the only float conversion, at the very end. */
-function cents(value: Decimal): number {
+export function cents(value: Decimal): number {
   return value.toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toNumber();
 }

@@ -1,6 +1,6 @@
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { BadRequestError, DomainError } from '../domain/errors.ts';
-import { errorEnvelope, readJsonBody } from '../rest/http.ts';
+import { errorEnvelope, readJsonBody } from './envelope.ts';
 
 /**
  * GraphQL POST bodies get the REST layer's checks: JSON only (415), at most 64 KiB also when

@@ -1,7 +1,6 @@
-import { webhookHealth } from '../webhooks/worker.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { ChainAdapter } from '../relayer/chain-adapter.ts';
-import { envelope } from '../rest/http.ts';
+import { envelope } from './envelope.ts';
 
 type Checks = Record<string, () => Promise<unknown>>;
 
@@ -33,13 +32,16 @@ function probe(checks: Checks) {
 /** A queued claim waiting longer than this means the relayer is not keeping up. */
 const STALE_MS = 60_000;
 
-/** `/relayer/health` is JSON without the envelope: worker, queue depth, each chain's adapter. */
-export async function relayerHealth(relayer: {
-  prisma: PrismaClient;
-  now: () => Date;
+/** What `/relayer/health` reports on, wired by the composition root (src/runtime.ts). */
+export interface RelayerReport {
   adapter: ChainAdapter;
   isRunning: () => boolean;
-}): Promise<Response> {
+  /** The webhook backlog (src/webhooks/worker.ts), passed in so http does not depend on webhooks. */
+  webhookHealth: () => Promise<unknown>;
+}
+
+/** `/relayer/health` is JSON without the envelope: worker, queue depth, each chain's adapter. */
+export async function relayerHealth(relayer: RelayerReport & { prisma: PrismaClient; now: () => Date }): Promise<Response> {
   const [depth, oldest, chains, webhooks] = await Promise.all([
     relayer.prisma.relayerClaim.count({ where: { status: { in: ['queued', 'submitted'] } } }),
     relayer.prisma.relayerClaim.findFirst({
@@ -49,7 +51,7 @@ export async function relayerHealth(relayer: {
     }),
     relayer.adapter.health(),
     // Webhook backlog, for operators: receivers being down never degrades the relayer's status.
-    webhookHealth(relayer.prisma),
+    relayer.webhookHealth(),
   ]);
   const stuck = oldest !== null && relayer.now().getTime() - oldest.nextAttemptAt.getTime() > STALE_MS;
   const ok = relayer.isRunning() && !stuck && Object.values(chains).every((c) => c.ok);

@@ -11,8 +11,8 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { envelope } from '../rest/http.ts';
 import type { ErrorCode } from '../domain/errors.ts';
+import { envelope } from './envelope.ts';
 import { bearerToken } from './auth.ts';
 
 export interface RateLimitOptions {

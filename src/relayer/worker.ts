@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { PollingLoop } from '../polling-loop.ts';
-import { claimEvent } from '../webhooks/outbox.ts';
+import { claimEvent } from '../domain/webhook-events.ts';
 import { TransientChainError, type ChainAdapter } from './chain-adapter.ts';
 
 export interface RelayerWorkerOptions {
@@ -162,7 +162,7 @@ export class RelayerWorker extends PollingLoop {
 
 /**
  * The conditional update of a claim; when it moves the claim to an outcome, the webhook outbox row
- * (claim.confirmed / claim.failed) commits with it (src/webhooks/outbox.ts).
+ * (claim.confirmed / claim.failed) commits with it (src/domain/webhook-events.ts).
  */
 async function settleClaim(
   prisma: PrismaClient,

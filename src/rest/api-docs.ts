@@ -3,11 +3,11 @@ import { createRequire } from 'node:module';
 import type { Plugin } from 'graphql-yoga';
 import { PROJECT_ROOT } from '../paths.ts';
 import { schema } from '../schema/index.ts';
-import { buildOpenApi } from './openapi.ts';
+import { buildOpenApi } from './openapi/document.ts';
 import { routes } from './routes.ts';
 
 /**
- * GET /openapi.json (the document src/rest/openapi.ts builds from the route table) and GET /docs, an API
+ * GET /openapi.json (the document src/rest/openapi/document.ts builds from the route table) and GET /docs, an API
  * reference rendered in the browser by Redoc. Redoc's script is served from its npm package: no CDN.
  */
 
@@ -19,7 +19,11 @@ let document: string | undefined;
 /** Built on first use: the schema and the routes do not change while the process runs. */
 export function openApiDocument(): Record<string, unknown> {
   document ??= JSON.stringify(
-    buildOpenApi(schema, routes, (JSON.parse(readFileSync(new URL('package.json', PROJECT_ROOT), 'utf8')) as { version: string }).version),
+    buildOpenApi(
+      schema,
+      routes,
+      JSON.parse(readFileSync(new URL('package.json', PROJECT_ROOT), 'utf8')) as { version: string; license?: string },
+    ),
   );
   return JSON.parse(document) as Record<string, unknown>;
 }

@@ -5,11 +5,14 @@ import { isWriterAllowed } from '../http/api-keys.ts';
 import { bearerToken, keyMatches } from '../http/auth.ts';
 import type { Registry } from '../domain/registry/registry.ts';
 import type { OrdersStore } from '../db/orders-store.ts';
-import { envelope, envelopeJson, errorEnvelope, readJsonBody } from './http.ts';
-import { matchPath, routes, type RunDocument } from './routes.ts';
+import { envelope, envelopeJson, errorEnvelope, readJsonBody } from '../http/envelope.ts';
+import type { RouteMatcher } from './route-matcher.ts';
+import type { RunDocument } from './route.ts';
 
 export interface RestOptions {
   graphqlEndpoint: string;
+  /** The route table's matcher (src/rest/routes.ts). */
+  routes: RouteMatcher;
   apiKeys: readonly string[];
   /** Escrow-event ingestion's key; unset, every event is refused. */
   watcherKey: string | undefined;
@@ -49,7 +52,7 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
     if (url.pathname === '/ready') return await allowOnlyAsync(request, ['GET'], options.ready);
     if (url.pathname === '/relayer/health') return await allowOnlyAsync(request, ['GET'], options.relayerHealth);
 
-    const matching = routes.map((route) => ({ route, params: matchPath(route.path, url.pathname) })).filter((m) => m.params !== undefined);
+    const matching = options.routes.matches(url.pathname);
     if (matching.length === 0) throw new NotFoundError(`no such path: ${request.method} ${url.pathname}`);
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     const match = matching.find((m) => m.route.method === method);
@@ -67,7 +70,7 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
     const body = match.route.body ? await readJsonBody(request) : undefined;
     const result = await match.route.handle(
       {
-        params: match.params!,
+        params: match.params,
         query: url.searchParams,
         body,
         registry: options.registry,

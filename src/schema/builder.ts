@@ -24,7 +24,7 @@ const DateTime = new GraphQLScalarType({
 
 const TWO_DIGITS = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
 
-/** `YYYY-MM-DDTHH:MM:SSZ`: toISOString() cut to seconds, from the parts (a third of its cost; ~70 per order). */
+/** `YYYY-MM-DDTHH:MM:SSZ`: toISOString() cut to seconds, built from the parts (cheaper, and run for every time of every order). */
 export function secondsText(date: Date): string {
   const year = date.getUTCFullYear();
   if (year < 1000 || year > 9999) return `${date.toISOString().slice(0, 19)}Z`;

@@ -1,4 +1,4 @@
-import type { RequestReads } from '../db/replicas.ts';
+import type { RequestReads } from '../db/replicas/routing.ts';
 import type { OrdersStore } from '../db/orders-store.ts';
 import type { DomainDeps } from '../domain/deps.ts';
 import type { StatsCache } from '../domain/stats-cache.ts';
@@ -12,7 +12,7 @@ export interface GraphQLContext extends DomainDeps {
   statsCache: StatsCache;
   pubsub: OrderPubSub;
   loaders: Loaders;
-  /** Where this request's lag-tolerant reads go: a replica or the primary (src/db/replicas.ts). */
+  /** Where this request's lag-tolerant reads go: a replica or the primary (src/db/replicas/). */
   reads: RequestReads;
   /** The request carried the watcher key (escrow-event ingestion). */
   isWatcher: boolean;

@@ -2,6 +2,7 @@ import { UnauthenticatedError } from '../domain/errors.ts';
 import { EscrowEventSchema, recordEscrowEvent } from '../domain/escrow-events.ts';
 import { parseInput } from '../domain/input.ts';
 import { builder } from './builder.ts';
+import { Order, orderOrThrow } from './order.ts';
 
 const EscrowEventKind = builder.enumType('EscrowEventKind', {
   description: 'What happened to an escrow on its chain.',
@@ -25,15 +26,17 @@ const RecordEscrowEventInput = builder.inputType('RecordEscrowEventInput', {
 });
 
 builder.mutationFields((t) => ({
-  recordEscrowEvent: t.prismaField({
-    type: 'Order',
+  recordEscrowEvent: t.field({
+    type: Order,
     description: 'An escrow event from a chain watcher (needs the watcher key). Returns the updated order.',
     args: { input: t.arg({ description: 'The event.', type: RecordEscrowEventInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
+    resolve: async (_root, { input }, ctx) => {
       if (!ctx.isWatcher) throw new UnauthenticatedError('recording escrow events needs Authorization: Bearer <WATCHER_KEY>');
       const { swapId, ...event } = input;
       const { orderId } = await recordEscrowEvent(ctx, swapId, parseInput(EscrowEventSchema, event));
-      return ctx.prisma.order.findUniqueOrThrow({ ...query, where: { id: orderId } });
+      // Read where it was just written: a replica may not have replayed the event yet.
+      ctx.reads.pinPrimary();
+      return orderOrThrow(ctx, orderId);
     },
   }),
 }));

@@ -1,5 +1,6 @@
 import { orderIdOrNotFound, parseUserId } from '../domain/orders.ts';
 import { builder } from './builder.ts';
+import { Order, orderOrThrow } from './order.ts';
 
 builder.subscriptionType({
   description:
@@ -7,8 +8,8 @@ builder.subscriptionType({
 });
 
 builder.subscriptionFields((t) => ({
-  orderUpdated: t.prismaField({
-    type: 'Order',
+  orderUpdated: t.field({
+    type: Order,
     description: 'The order, each time it changes (escrow events, claims).',
     args: { orderId: t.arg.string({ description: 'The order to follow.', required: true }) },
     subscribe: (_root, args, ctx) => {
@@ -16,18 +17,16 @@ builder.subscriptionFields((t) => ({
       ctx.reads.pinPrimary();
       return ctx.pubsub.subscribe('orderUpdated', orderIdOrNotFound(args.orderId));
     },
-    resolve: (query, payload, _args, ctx) =>
-      ctx.prisma.order.findUniqueOrThrow({ ...query, where: { id: (payload as { orderId: string }).orderId } }),
+    resolve: (payload, _args, ctx) => orderOrThrow(ctx, (payload as { orderId: string }).orderId),
   }),
-  userOrdersUpdated: t.prismaField({
-    type: 'Order',
+  userOrdersUpdated: t.field({
+    type: Order,
     description: 'Any order of this user, when it is created or changes.',
     args: { userId: t.arg.string({ description: 'The user whose orders to follow.', required: true }) },
     subscribe: (_root, args, ctx) => {
       ctx.reads.pinPrimary();
       return ctx.pubsub.subscribe('userOrdersUpdated', parseUserId(args.userId));
     },
-    resolve: (query, payload, _args, ctx) =>
-      ctx.prisma.order.findUniqueOrThrow({ ...query, where: { id: (payload as { orderId: string }).orderId } }),
+    resolve: (payload, _args, ctx) => orderOrThrow(ctx, (payload as { orderId: string }).orderId),
   }),
 }));

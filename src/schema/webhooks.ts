@@ -152,7 +152,7 @@ builder.mutationFields((t) => ({
     type: WebhookEndpointWithSecret,
     description: 'A new signing secret; the old one also signs for the grace period.',
     args: { input: t.arg({ type: RotateWebhookSecretInput, required: true, description: 'The endpoint and grace period.' }) },
-    resolve: (_root, { input }, ctx) => rotateSecret(ctx.prisma, requireOwner(ctx.webhookOwner), input.id, input.graceSeconds),
+    resolve: (_root, { input: { id, ...input } }, ctx) => rotateSecret(ctx.prisma, requireOwner(ctx.webhookOwner), id, input),
   }),
   redeliverWebhook: t.field({
     type: WebhookDelivery,

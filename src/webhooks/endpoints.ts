@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ConflictError, UnauthenticatedError, badRequest, notFound } from '../domain/errors.ts';
+import { intInRange, missingOr, object, parseField, parseInput, text } from '../domain/input.ts';
 import type { Registry } from '../domain/registry/registry.ts';
 import type { PrismaClient, WebhookEndpoint } from '../generated/prisma/client.ts';
 import { bearerToken } from '../http/auth.ts';
 import { isOneOf } from '../http/api-keys.ts';
-import { WEBHOOK_EVENT_TYPES, newId } from './outbox.ts';
+import { WEBHOOK_EVENT_TYPES, newId } from '../domain/webhook-events.ts';
 import { urlProblem } from './target.ts';
 
 /**
@@ -35,31 +36,34 @@ const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 const MAX_ENDPOINTS_PER_OWNER = 20;
 const DEFAULT_GRACE_SECONDS = 24 * 3600;
 
-export const CreateWebhookSchema = z.object({
-  url: z.string({ error: 'url is required (an http:// or https:// URL)' }).max(2048, 'url must be at most 2048 characters'),
+const EVENT_TYPES = WEBHOOK_EVENT_TYPES.join(', ');
+
+/** POST /webhooks and createWebhookEndpoint. */
+export const CreateWebhookSchema = object({
+  url: text(2048),
   events: z
-    .array(z.enum(WEBHOOK_EVENT_TYPES, { error: `events must hold only ${WEBHOOK_EVENT_TYPES.join(', ')}` }), {
-      error: `events must be a list of ${WEBHOOK_EVENT_TYPES.join(', ')}`,
+    .array(z.enum(WEBHOOK_EVENT_TYPES, { error: `must be one of ${EVENT_TYPES}` }), {
+      error: missingOr(`must be a list of ${EVENT_TYPES}`),
     })
-    .min(1, 'events must name at least one event type'),
-  users: z.array(z.string().min(1).max(128), { error: 'users must be a list of user ids' }).max(100).optional(),
-  chains: z.array(z.string().min(1).max(64), { error: 'chains must be a list of chain ids' }).max(50).optional(),
+    .min(1, { error: 'must name at least one event type' }),
+  users: z.array(text(128), { error: 'must be a list of user ids' }).max(100, { error: 'must hold at most 100 user ids' }).optional(),
+  chains: z.array(text(64), { error: 'must be a list of chain ids' }).max(50, { error: 'must hold at most 50 chain ids' }).optional(),
 });
 export type CreateWebhook = z.infer<typeof CreateWebhookSchema>;
 
-function parse<T>(schema: z.ZodType<T>, input: unknown): T {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  throw badRequest(issue.message);
-}
+const MAX_GRACE_SECONDS = 7 * 86_400;
+
+/** rotateWebhookSecret's input, less the endpoint's id (REST has it in the path). */
+export const RotateSecretSchema = object({ graceSeconds: intInRange(0, MAX_GRACE_SECONDS).nullish() });
+
+const DELIVERIES_LIMIT = intInRange(1, 100);
 
 export async function createEndpoint(
   deps: { prisma: PrismaClient; registry: Registry; allowPrivateTargets: boolean },
   owner: string,
   input: unknown,
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
-  const request = parse(CreateWebhookSchema, input);
+  const request = parseInput(CreateWebhookSchema, input);
   const problem = urlProblem(request.url, deps.allowPrivateTargets);
   if (problem) throw badRequest(problem);
   for (const chain of request.chains ?? []) {
@@ -133,12 +137,9 @@ export async function rotateSecret(
   prisma: PrismaClient,
   owner: string,
   id: string,
-  graceSeconds: number | null | undefined,
+  input: unknown,
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
-  const grace = graceSeconds ?? DEFAULT_GRACE_SECONDS;
-  if (!Number.isInteger(grace) || grace < 0 || grace > 7 * 86_400) {
-    throw badRequest('grace_seconds must be an integer from 0 to 604800 (7 days)');
-  }
+  const grace = parseInput(RotateSecretSchema, input).graceSeconds ?? DEFAULT_GRACE_SECONDS;
   const current = await ownedEndpoint(prisma, owner, id);
   const secret = newSecret();
   const endpoint = await prisma.webhookEndpoint.update({
@@ -149,9 +150,8 @@ export async function rotateSecret(
 }
 
 /** Deliveries of an endpoint, newest first, each with its attempts. */
-export async function listDeliveries(prisma: PrismaClient, owner: string, id: string, limit: number | null | undefined) {
-  const take = limit ?? 50;
-  if (!Number.isInteger(take) || take < 1 || take > 100) throw badRequest('limit must be an integer from 1 to 100');
+export async function listDeliveries(prisma: PrismaClient, owner: string, id: string, limit: unknown) {
+  const take = limit == null ? 50 : parseField(DELIVERIES_LIMIT, limit, 'limit');
   await ownedEndpoint(prisma, owner, id);
   return prisma.webhookDelivery.findMany({
     where: { endpointId: id },

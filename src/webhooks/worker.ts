@@ -1,8 +1,10 @@
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { Config } from '../config.ts';
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import { clockTurnedSql, statusSql } from '../domain/status/rule.ts';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { PollingLoop } from '../polling-loop.ts';
+import { newIdSql, orderStatusEvent } from '../domain/webhook-events.ts';
 import { postWebhook, type SendResult } from './target.ts';
 
 /** Renders an event's `data`: the order or the claim as REST returns it. */
@@ -38,7 +40,7 @@ interface LeasedDelivery {
 }
 
 /**
- * Delivers the outbox (src/webhooks/outbox.ts) with Standard Webhooks signatures.
+ * Delivers the outbox (src/domain/webhook-events.ts) with Standard Webhooks signatures.
  *
  * - Fan-out: an event becomes one delivery per endpoint that wants it, its `data` rendered once, in
  *   one statement; an order's events are fanned out in their order.
@@ -101,7 +103,7 @@ export class WebhookWorker extends PollingLoop {
           RETURNING id, seq, type, order_id, user_id, source_chain, dest_chain
         )
         INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_seq, order_id)
-        SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ep.id, e.id, e.seq, e.order_id
+        SELECT ${Prisma.raw(newIdSql('dlv'))}, ep.id, e.id, e.seq, e.order_id
         FROM e JOIN webhook_endpoints ep ON ep.disabled_at IS NULL AND e.type = ANY(ep.events)
           AND (cardinality(ep.filter_users) = 0 OR e.user_id = ANY(ep.filter_users))
           AND (cardinality(ep.filter_chains) = 0 OR e.source_chain = ANY(ep.filter_chains) OR e.dest_chain = ANY(ep.filter_chains))`;
@@ -132,18 +134,18 @@ export class WebhookWorker extends PollingLoop {
       }
       const from = mark.swept_until;
       if (now <= from) return 0;
-      const written = await tx.$executeRaw`
-        INSERT INTO webhook_events (id, type, order_id, user_id, source_chain, dest_chain, status, previous_status)
-        SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), 'order.status_changed', id, user_id, source_chain, dest_chain, status, previous
-        FROM (
-          SELECT id, user_id, source_chain, dest_chain, 'expired' AS status, 'pending' AS previous, deadline_at AS at
-          FROM orders WHERE stage = 'pending' AND deadline_at > ${from} AND deadline_at <= ${now}
-          UNION ALL
-          SELECT id, user_id, source_chain, dest_chain, 'refunding', stage::text, dest_expires_at
-          FROM orders WHERE stage IN ('source_created', 'destination_created') AND dest_expires_at > ${from} AND dest_expires_at <= ${now}
-        ) turned ORDER BY at, id`;
+      const turned = await tx.$queryRawUnsafe<TurnedOrder[]>(CLOCK_TURNS_SQL, from, now);
+      await tx.webhookEvent.createMany({
+        data: turned.map((order) =>
+          orderStatusEvent(
+            { id: order.id, userId: order.user_id, sourceChain: order.source_chain, destChain: order.dest_chain },
+            order.status,
+            order.previous,
+          ),
+        ),
+      });
       await tx.$executeRaw`UPDATE webhook_sweeps SET swept_until = ${now} WHERE name = 'clock'`;
-      return written;
+      return turned.length;
     });
   }
 
@@ -234,6 +236,23 @@ export class WebhookWorker extends PollingLoop {
     return count === 1;
   }
 }
+
+interface TurnedOrder {
+  id: string;
+  user_id: string;
+  source_chain: string;
+  dest_chain: string;
+  previous: string;
+  status: string;
+}
+
+/** The orders the clock turned since the last sweep ($1) until now ($2), in the order they turned. */
+const CLOCK_TURNS_SQL = `
+  SELECT o.id, o.user_id, o.source_chain, o.dest_chain,
+    ${statusSql('o', '$1::timestamptz')} AS previous, ${statusSql('o', '$2::timestamptz')} AS status
+  FROM orders o
+  WHERE ${clockTurnedSql('o', '$1::timestamptz', '$2::timestamptz')}
+  ORDER BY CASE WHEN o.stage = 'pending' THEN o.deadline_at ELSE o.dest_expires_at END, o.id`;
 
 /** How long an event that no endpoint wanted stays in the outbox after its fan-out. */
 const OUTBOX_RETENTION_MS = 24 * 3600 * 1000;

@@ -1,7 +1,7 @@
 /**
  * Server CPU per request on each hot path: the service's own user + system time (from /proc/<pid>/stat)
  * over a fixed number of requests, divided by their count. On a shared machine rates move with the
- * neighbours; CPU per request moves much less, so this is the A/B measure of a change (README, Performance).
+ * neighbours; CPU per request moves much less, so this is the A/B measure of a change (test/bench/README.md).
  *
  *   BENCH_DATABASE_URL=postgresql://... npx tsx test/bench/cpu.ts      (BENCH_ONLY=user,keyset; CPU_REQUESTS)
  *

@@ -61,26 +61,30 @@ function value(table: string, column: string): string {
   return `${table}.${column}`;
 }
 
-type Keys = 'snake' | 'camel';
+export type Keys = 'snake' | 'camel';
 const key = (name: string, keys: Keys) => `"${keys === 'camel' ? camel(name) : name}"`;
 
-const STATUS = `CASE WHEN o.stage = 'pending' AND o.deadline_at <= now() THEN 'expired'
-  WHEN o.stage IN ('source_created', 'destination_created') AND o.dest_expires_at <= now() THEN 'refunding'
+/** The status at `now` (an SQL expression: the database's clock, or a test's). */
+const status = (now: string) => `CASE WHEN o.stage = 'pending' AND o.deadline_at <= ${now} THEN 'expired'
+  WHEN o.stage IN ('source_created', 'destination_created') AND o.dest_expires_at <= ${now} THEN 'refunding'
   ELSE o.stage::text END`;
 
 function intentJson(table: string, keys: Keys): string {
   return `(SELECT row_to_json(i) FROM (SELECT ${INTENT_COLUMNS.map((c) => `${value(table, c)} AS ${key(c, keys)}`).join(', ')}) i)`;
 }
 
-/** One order as compact JSON, keys as the service's documents name and order them. */
-function orderJson(keys: Keys): string {
+/**
+ * One order as compact JSON text, keys as the service's documents name and order them: an SQL expression over
+ * the order row `o` and its intents `s` and `d` (test/order-json-paths.test.ts holds it to the service's JSON).
+ */
+export function orderJson(keys: Keys, now = 'now()'): string {
   const order = keys === 'snake' ? 'order_id' : 'orderId';
   const head = [
     `o.id AS "${order}"`,
     `o.user_id AS ${key('user_id', keys)}`,
     `o.quote_id AS ${key('quote_id', keys)}`,
     // GraphQL's OrderStatus enum is the upper-case name of the REST status.
-    keys === 'snake' ? `${STATUS} AS "status"` : `upper(${STATUS}) AS "status"`,
+    keys === 'snake' ? `${status(now)} AS "status"` : `upper(${status(now)}) AS "status"`,
     `${value('o', 'source_token_price')} AS ${key('source_token_price', keys)}`,
     `${value('o', 'dest_token_price')} AS ${key('dest_token_price', keys)}`,
     `o.fee_bips AS ${key('fee_bips', keys)}`,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../../../src/db/database.ts';
+import { INTENT, type ModelColumns, ORDER, QUOTE, unnestInsert } from '../../../src/db/model-columns.ts';
 import type { DomainDeps } from '../../../src/domain/deps.ts';
 import { applyEscrowEvent, type EscrowRecord } from '../../../src/domain/escrow-events.ts';
 import { buildOrder, requestFingerprint } from '../../../src/domain/orders.ts';
@@ -12,88 +13,13 @@ import { type Progress, requestsOf, type SeedClock, type Seeded } from './reques
 
 const BATCH_ORDERS = 5000;
 
-/** Every value travels as text in a text[] parameter and is cast in SQL: one encoding for pg and PGlite. */
-type Cell = string | null;
-const text = (value: { toString(): string } | null | undefined): Cell => (value == null ? null : value.toString());
-const time = (value: Date | null | undefined): Cell => (value == null ? null : value.toISOString());
+type Row = Record<string, unknown>;
 
-const QUOTE_COLUMNS = {
-  id: 'text',
-  source_asset: 'text',
-  source_amount: 'numeric',
-  dest_asset: 'text',
-  dest_amount: 'numeric',
-  source_token_price: 'numeric',
-  dest_token_price: 'numeric',
-  fee_bips: 'int',
-  solver: 'jsonb',
-  created_at: 'timestamptz',
-  expires_at: 'timestamptz',
-  consumed_by: 'text',
-} as const;
-const INTENT_COLUMNS = {
-  swap_id: 'text',
-  side: '"Side"',
-  chain: 'text',
-  asset: 'text',
-  token_address: 'text',
-  creator: 'text',
-  recipient: 'text',
-  amount: 'numeric',
-  commitment_hash: 'text',
-  commitment: 'text',
-  cancel_after: 'bigint',
-  registry_address: 'text',
-  create_tx_hash: 'text',
-  create_block_number: 'bigint',
-  create_timestamp: 'timestamptz',
-  claim_tx_hash: 'text',
-  claim_block_number: 'bigint',
-  claim_timestamp: 'timestamptz',
-  cancel_tx_hash: 'text',
-  cancel_block_number: 'bigint',
-  cancel_timestamp: 'timestamptz',
-  created_at: 'timestamptz',
-  updated_at: 'timestamptz',
-} as const;
-const ORDER_COLUMNS = {
-  id: 'text',
-  user_id: 'text',
-  quote_id: 'text',
-  source_token_price: 'numeric',
-  dest_token_price: 'numeric',
-  fee_bips: 'int',
-  commitment_hash: 'text',
-  request_hash: 'text',
-  stage: '"Stage"',
-  deadline_at: 'timestamptz',
-  dest_expires_at: 'timestamptz',
-  source_chain: 'text',
-  dest_chain: 'text',
-  source_asset: 'text',
-  dest_asset: 'text',
-  volume_usd: 'numeric',
-  completed_at: 'timestamptz',
-  source_swap_id: 'text',
-  destination_swap_id: 'text',
-  created_at: 'timestamptz',
-  updated_at: 'timestamptz',
-} as const;
-
-type Row<C> = Record<keyof C, Cell>;
-
-/** One INSERT ... SELECT FROM unnest(...) per table and batch: a single round trip for thousands of rows. */
-async function insertRows<C extends Record<string, string>>(db: Database, table: string, columns: C, rows: Row<C>[]): Promise<void> {
+/** One INSERT ... SELECT FROM unnest(...) per table and batch, typed by the model (src/db/model-columns.ts). */
+async function insertRows(db: Database, model: ModelColumns, rows: Row[]): Promise<void> {
   if (rows.length === 0) return;
-  const names = Object.keys(columns);
-  const sql =
-    `INSERT INTO ${table} (${names.map((n) => `"${n}"`).join(', ')}) ` +
-    `SELECT ${names.map((n) => `u."${n}"::${columns[n]}`).join(', ')} ` +
-    `FROM unnest(${names.map((_, i) => `$${i + 1}::text[]`).join(', ')}) AS u(${names.map((n) => `"${n}"`).join(', ')})`;
-  await db.driver.query(
-    sql,
-    names.map((n) => rows.map((row) => row[n as keyof C])),
-  );
+  const { sql, args } = unnestInsert(model, rows);
+  await db.driver.query(sql, args);
 }
 
 export async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedClock, plan: Plan, progress: Progress): Promise<Seeded> {
@@ -104,9 +30,9 @@ export async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedCloc
   const every = Math.max(BATCH_ORDERS, Math.round(plan.orders.length / 20 / BATCH_ORDERS) * BATCH_ORDERS);
 
   for (let start = 0; start < plan.orders.length; start += BATCH_ORDERS) {
-    const quotes: Row<typeof QUOTE_COLUMNS>[] = [];
-    const intents: Row<typeof INTENT_COLUMNS>[] = [];
-    const orders: Row<typeof ORDER_COLUMNS>[] = [];
+    const quotes: Row[] = [];
+    const intents: Row[] = [];
+    const orders: Row[] = [];
     for (const order of plan.orders.slice(start, start + BATCH_ORDERS)) {
       const { route } = order;
       const requests = requestsOf(order);
@@ -158,72 +84,39 @@ export async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedCloc
       }
       const { source, destination } = escrows;
 
-      quotes.push({
-        id: quote.id,
-        source_asset: quote.sourceAsset,
-        source_amount: text(quote.sourceAmount),
-        dest_asset: quote.destAsset,
-        dest_amount: text(quote.destAmount),
-        source_token_price: text(quote.sourceTokenPrice),
-        dest_token_price: text(quote.destTokenPrice),
-        fee_bips: text(quote.feeBips),
-        solver: JSON.stringify(quote.solver),
-        created_at: time(quote.createdAt as Date),
-        expires_at: time(quote.expiresAt as Date),
-        consumed_by: orderId,
-      });
+      quotes.push({ ...quote, consumedBy: orderId });
       for (const [intent, facts] of [
         [sourceIntent, source],
         [destinationIntent, destination],
       ] as const) {
         intents.push({
-          swap_id: intent.swapId,
-          side: intent.side,
-          chain: intent.chain,
-          asset: intent.asset,
-          token_address: intent.tokenAddress,
-          creator: intent.creator,
-          recipient: intent.recipient,
-          amount: text(intent.amount as string),
-          commitment_hash: intent.commitmentHash,
+          ...intent,
+          registryAddress: intent.registryAddress ?? null,
           commitment: facts.commitment,
-          cancel_after: text(intent.cancelAfter as bigint),
-          registry_address: intent.registryAddress ?? null,
-          create_tx_hash: facts.createTxHash,
-          create_block_number: text(facts.createBlockNumber),
-          create_timestamp: time(facts.createTimestamp),
-          claim_tx_hash: facts.claimTxHash,
-          claim_block_number: text(facts.claimBlockNumber),
-          claim_timestamp: time(facts.claimTimestamp),
-          cancel_tx_hash: facts.cancelTxHash,
-          cancel_block_number: text(facts.cancelBlockNumber),
-          cancel_timestamp: time(facts.cancelTimestamp),
-          created_at: time(createdAt),
-          updated_at: time(facts.updatedAt),
+          createTxHash: facts.createTxHash,
+          createBlockNumber: facts.createBlockNumber,
+          createTimestamp: facts.createTimestamp,
+          claimTxHash: facts.claimTxHash,
+          claimBlockNumber: facts.claimBlockNumber,
+          claimTimestamp: facts.claimTimestamp,
+          cancelTxHash: facts.cancelTxHash,
+          cancelBlockNumber: facts.cancelBlockNumber,
+          cancelTimestamp: facts.cancelTimestamp,
+          createdAt,
+          updatedAt: facts.updatedAt,
         });
       }
       orders.push({
+        ...data,
         id: orderId,
-        user_id: data.userId,
-        quote_id: quote.id,
-        source_token_price: text(quote.sourceTokenPrice),
-        dest_token_price: text(quote.destTokenPrice),
-        fee_bips: text(data.feeBips),
-        commitment_hash: commitmentHash,
-        request_hash: data.requestHash,
+        quoteId: quote.id,
+        commitmentHash,
         stage,
-        deadline_at: time(deadlineAt),
-        dest_expires_at: time(data.destExpiresAt as Date),
-        source_chain: data.sourceChain,
-        dest_chain: data.destChain,
-        source_asset: data.sourceAsset,
-        dest_asset: data.destAsset,
-        volume_usd: text(data.volumeUsd as string),
-        completed_at: time(destination.claimTimestamp),
-        source_swap_id: sourceIntent.swapId,
-        destination_swap_id: destinationIntent.swapId,
-        created_at: time(createdAt),
-        updated_at: time(updatedAt),
+        completedAt: destination.claimTimestamp,
+        sourceSwapId: sourceIntent.swapId,
+        destinationSwapId: destinationIntent.swapId,
+        createdAt,
+        updatedAt,
       });
       orderIds.push(orderId);
       stored.push({ stage, deadlineAt, destExpiresAt: data.destExpiresAt as Date });
@@ -233,9 +126,9 @@ export async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedCloc
     const done = Math.min(start + BATCH_ORDERS, plan.orders.length);
     const eventsSoFar = events;
     inflight = (async () => {
-      await insertRows(db, 'quotes', QUOTE_COLUMNS, quotes);
-      await insertRows(db, 'intents', INTENT_COLUMNS, intents);
-      await insertRows(db, 'orders', ORDER_COLUMNS, orders);
+      await insertRows(db, QUOTE, quotes);
+      await insertRows(db, INTENT, intents);
+      await insertRows(db, ORDER, orders);
       if (done % every === 0 || done === plan.orders.length) progress(done, eventsSoFar);
     })();
   }

@@ -6,9 +6,10 @@ import type { Prisma, Stage } from '../../generated/prisma/client.ts';
  * A status has two parts: the stage, which follows from on-chain facts alone and is stored on the
  * order whenever an event changes them, and the clock, which turns a stage into `expired` or
  * `refunding` once a deadline passes. Every form of the clock part lives in this folder: the
- * function (statusAt), the Prisma filter (statusWhere), the SQL expression (statusSql), the
- * statistics' bucket rule (stageBucket), and the counts from the rollups (count.ts, live-pending.ts;
- * the rollups are kept by the stats trigger). test/status.test.ts holds each form against statusAt
+ * function (statusAt), the Prisma filter (statusWhere), the SQL expressions (statusSql, and
+ * clockTurnedSql for what the clock changed between two times), the statistics' bucket rule
+ * (stageBucket), and the counts from the rollups (count.ts, live-pending.ts; the rollups are kept by
+ * the stats trigger). test/status.test.ts holds each form against statusAt
  * on one grid of orders.
  */
 
@@ -85,6 +86,21 @@ export function statusSql(alias: string, now: string): string {
   return `CASE WHEN ${alias}.stage = 'pending' THEN CASE WHEN ${now} >= ${alias}.deadline_at THEN 'expired' ELSE 'pending' END
     WHEN ${alias}.stage IN (${awaiting}) AND ${now} >= ${alias}.dest_expires_at THEN 'refunding'
     ELSE ${alias}.stage::text END`;
+}
+
+/**
+ * The orders whose status the clock turned between `from` (excluded) and `now` (included), as an SQL
+ * condition over an order row (`alias`); `from` and `now` are SQL expressions of type timestamptz. Each
+ * of the clock's turns is narrowed to its stage and its deadline first, which the (stage, deadline)
+ * indexes serve; the statuses at both times then decide, by the rule itself. The webhook sweep announces
+ * these (src/webhooks/worker.ts).
+ */
+export function clockTurnedSql(alias: string, from: string, now: string): string {
+  const awaiting = AWAITING_DESTINATION.map((stage) => `'${stage}'`).join(', ');
+  const crossed = (deadline: string) => `${alias}.${deadline} > ${from} AND ${alias}.${deadline} <= ${now}`;
+  return `((${alias}.stage = 'pending' AND ${crossed('deadline_at')})
+      OR (${alias}.stage IN (${awaiting}) AND ${crossed('dest_expires_at')}))
+    AND ${statusSql(alias, from)} <> ${statusSql(alias, now)}`;
 }
 
 /** The same rule as a Prisma filter, for listing by status. */

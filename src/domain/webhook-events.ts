@@ -14,8 +14,17 @@ import type { Prisma } from '../generated/prisma/client.ts';
 export const WEBHOOK_EVENT_TYPES = ['order.status_changed', 'claim.confirmed', 'claim.failed'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-/** Ids in Standard Webhooks' style: a prefix and 128 random bits. */
-export const newId = (prefix: 'msg' | 'dlv' | 'ep') => `${prefix}_${randomBytes(16).toString('base64url')}`;
+type IdPrefix = 'msg' | 'dlv' | 'ep';
+
+/** Ids in Standard Webhooks' style: a prefix and 128 random bits, base64url. */
+export const newId = (prefix: IdPrefix) => `${prefix}_${randomBytes(16).toString('base64url')}`;
+
+/**
+ * The same id made by the database, for rows a statement inserts by the thousand (the fan-out's
+ * deliveries): a random UUID's 16 bytes in base64url (122 random bits; its version bits are fixed).
+ */
+export const newIdSql = (prefix: IdPrefix) =>
+  `'${prefix}_' || rtrim(translate(encode(uuid_send(gen_random_uuid()), 'base64'), '+/', '-_'), '=')`;
 
 export interface OrderKeys {
   id: string;

@@ -1,5 +1,5 @@
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError, type ErrorCode } from '../domain/errors.ts';
-import type { ClientError } from '../http/client-error.ts';
+import type { ClientError } from './client-error.ts';
 import { HTTP_STATUS } from './status.ts';
 
 /**

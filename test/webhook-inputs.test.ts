@@ -1,0 +1,48 @@
+import { describe, expect } from 'vitest';
+import { it } from './support/app.ts';
+
+// Registration checks the URL's address; these tests never send.
+it.override('appOptions', { env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+
+const URL = 'http://127.0.0.1:9/hook';
+
+describe('webhook inputs are parsed like every other input', () => {
+  it('names the field and the rule, as REST spells it', async ({ t }) => {
+    const refused = async (method: string, path: string, body?: unknown) => {
+      const reply = await t.rest(method, path, body);
+      expect(reply.status, JSON.stringify(reply.body)).toBe(400);
+      return reply.body.result;
+    };
+    expect(await refused('POST', '/webhooks', { events: ['claim.failed'] })).toBe('url is required');
+    expect(await refused('POST', '/webhooks', { url: URL })).toBe('events is required');
+    expect(await refused('POST', '/webhooks', { url: URL, events: 'claim.failed' })).toMatch(/^events must be a list of /);
+    expect(await refused('POST', '/webhooks', { url: URL, events: ['claim.failed'], users: ['ok', ''] })).toBe(
+      'users[1] must not be empty',
+    );
+    expect(await refused('POST', '/webhooks', { url: URL, events: ['claim.failed'], chains: ['a\u0000b'] })).toBe(
+      'chains[0] must not contain control characters',
+    );
+
+    const endpoint = (await t.rest('POST', '/webhooks', { url: URL, events: ['claim.failed'] })).body.result;
+    expect(await refused('POST', `/webhooks/${endpoint.id}/rotate-secret`, { grace_seconds: 604801 })).toBe(
+      'grace_seconds must be an integer from 0 to 604800',
+    );
+    expect(await refused('POST', `/webhooks/${endpoint.id}/rotate-secret`, { grace_seconds: 1.5 })).toMatch(/^grace_seconds /);
+    expect(await refused('GET', `/webhooks/${endpoint.id}/deliveries?limit=0`)).toBe('limit must be an integer from 1 to 100');
+    expect(await refused('GET', `/webhooks/${endpoint.id}/deliveries?limit=abc`)).toBe('limit must be an integer from 1 to 100');
+    expect((await t.rest('POST', `/webhooks/${endpoint.id}/rotate-secret`, { grace_seconds: 60 })).status).toBe(200);
+  });
+
+  it('names the field and the rule, as GraphQL spells it', async ({ t }) => {
+    const created = await t.gql(`mutation { createWebhookEndpoint(input: { url: "${URL}", events: ["order.created"] }) { secret } }`);
+    expect(created.errors?.[0]).toMatchObject({
+      message: 'events[0] must be one of order.status_changed, claim.confirmed, claim.failed',
+      extensions: { code: 'BAD_REQUEST' },
+    });
+    const endpoint = (await t.rest('POST', '/webhooks', { url: URL, events: ['claim.failed'] })).body.result;
+    const rotated = await t.gql(`mutation { rotateWebhookSecret(input: { id: "${endpoint.id}", graceSeconds: -1 }) { secret } }`);
+    expect(rotated.errors?.[0]?.message).toBe('graceSeconds must be an integer from 0 to 604800');
+    const listed = await t.gql(`{ webhookDeliveries(endpointId: "${endpoint.id}", limit: 101) { id } }`);
+    expect(listed.errors?.[0]?.message).toBe('limit must be an integer from 1 to 100');
+  });
+});
