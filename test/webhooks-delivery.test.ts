@@ -128,8 +128,8 @@ describe('delivery', () => {
     await register(t, receiver.url, { events: ['claim.confirmed', 'claim.failed'] });
     const { secret, commitmentHash } = newSecret();
     const order = (await t.rest('POST', '/orders', orderBody(await makeQuote(t), { commitment_hash: commitmentHash }, 'kate'))).body.result;
-    await postEvent(t, order.source_intent.swap_id, escrowEvent('create', 10));
-    await postEvent(t, order.destination_intent.swap_id, escrowEvent('create', 2000));
+    await postEvent(t, order.source_intent.swap_id, escrowEvent('create', 10, {}, t.clock.now()));
+    await postEvent(t, order.destination_intent.swap_id, escrowEvent('create', 2000, {}, t.clock.now()));
     expect((await t.rest('POST', '/relayer/claims', { order_id: order.order_id, commitment: secret })).status).toBe(202);
     await t.runtime.worker.tick();
     await t.runtime.chain.flush();

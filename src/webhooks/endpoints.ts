@@ -69,21 +69,51 @@ export async function createEndpoint(
   for (const chain of request.chains ?? []) {
     if (!deps.registry.chain(chain)) throw badRequest('chains must hold listed chain ids (see GET /chains)');
   }
-  const count = await deps.prisma.webhookEndpoint.count({ where: { owner } });
-  if (count >= MAX_ENDPOINTS_PER_OWNER) throw new ConflictError(`a key may register at most ${MAX_ENDPOINTS_PER_OWNER} webhook endpoints`);
   const secret = newSecret();
-  const endpoint = await deps.prisma.webhookEndpoint.create({
-    data: {
-      id: newId('ep'),
-      owner,
-      url: request.url,
-      events: [...new Set(request.events)],
-      filterUsers: [...new Set(request.users ?? [])],
-      filterChains: [...new Set(request.chains ?? [])],
-      secret,
-    },
-  });
+  const endpoint = await oneAtATime(owner, () => insertUnderCap(deps.prisma, owner, request, secret));
   return { endpoint, secret };
+}
+
+/**
+ * The count and the insert under one lock per owner (a transaction-scoped advisory lock), so concurrent
+ * registrations by one key, on any instance, each see the ones before them and the cap holds (a count
+ * before an insert would not).
+ */
+function insertUnderCap(prisma: PrismaClient, owner: string, request: CreateWebhook, secret: string): Promise<WebhookEndpoint> {
+  return prisma.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`webhook-endpoints:${owner}`}, 0))`;
+    const count = await tx.webhookEndpoint.count({ where: { owner } });
+    if (count >= MAX_ENDPOINTS_PER_OWNER) {
+      throw new ConflictError(`a key may register at most ${MAX_ENDPOINTS_PER_OWNER} webhook endpoints`);
+    }
+    return tx.webhookEndpoint.create({
+      data: {
+        id: newId('ep'),
+        owner,
+        url: request.url,
+        events: [...new Set(request.events)],
+        filterUsers: [...new Set(request.users ?? [])],
+        filterChains: [...new Set(request.chains ?? [])],
+        secret,
+      },
+    });
+  });
+}
+
+/**
+ * Runs one registration per owner at a time on this instance: the ones queued behind the lock wait here,
+ * not on a pooled connection each (a burst by one key would otherwise hold the whole pool waiting).
+ */
+const ownerQueues = new Map<string, Promise<unknown>>();
+function oneAtATime<T>(owner: string, work: () => Promise<T>): Promise<T> {
+  const previous = ownerQueues.get(owner) ?? Promise.resolve();
+  const run = previous.then(work, work);
+  const settled = run.catch(() => undefined);
+  ownerQueues.set(owner, settled);
+  void settled.then(() => {
+    if (ownerQueues.get(owner) === settled) ownerQueues.delete(owner);
+  });
+  return run;
 }
 
 export function listEndpoints(prisma: PrismaClient, owner: string): Promise<WebhookEndpoint[]> {
