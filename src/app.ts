@@ -18,6 +18,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { createReadRouting, routedOrdersStore, type WriterWindow } from './db/replicas.ts';
+import { routedStatsStore } from './db/stats-store.ts';
 import { DomainError } from './domain/errors.ts';
 import type { PriceSource } from './domain/prices.ts';
 import type { Registry } from './domain/registry/registry.ts';
@@ -113,7 +114,11 @@ const DEPRECATES_FIELDS = deprecatesFields(schema);
 export function createApp(deps: AppDeps): App {
   const now = deps.now ?? (() => new Date());
   const events = pubSubOrderEvents(deps.pubsub);
-  const routing = createReadRouting({ prisma: deps.db.prisma, rows: deps.db.rows, orders: deps.db.orders }, deps.db.replicas, deps.writers);
+  const routing = createReadRouting(
+    { prisma: deps.db.prisma, rows: deps.db.rows, orders: deps.db.orders, stats: deps.db.stats },
+    deps.db.replicas,
+    deps.writers,
+  );
   // The socket's peer of each request, for the client's identity when no proxy header is trusted.
   const peers = new WeakMap<Request, string>();
   const readClient = (request: Request | undefined): string | undefined => {
@@ -127,9 +132,12 @@ export function createApp(deps: AppDeps): App {
   const context = ({ request }: { request?: Request }): GraphQLContext => {
     const reads = readsFor(request);
     return {
-      prisma: deps.db.prisma,
-      rows: deps.db.rows,
-      orders: routedOrdersStore(reads),
+      quotes: deps.db.rows,
+      orders: routedOrdersStore(reads, deps.db.orders),
+      escrow: deps.db.escrow,
+      claims: deps.db.claims,
+      webhooks: deps.db.webhooks,
+      stats: routedStatsStore(reads),
       reads,
       registry: deps.registry,
       prices: deps.prices,
@@ -218,7 +226,7 @@ export function createApp(deps: AppDeps): App {
         registry: deps.registry,
         now,
         run: (request) => runDocument(yoga, request),
-        orders: (request) => routedOrdersStore(readsFor(request)),
+        orders: (request) => routedOrdersStore(readsFor(request), deps.db.orders),
         health: () => new Response('Online', { headers: { 'content-type': 'text/plain; charset=utf-8' } }),
         ready: () => readiness({ database: () => deps.db.ping() }, deps.optionalChecks),
         relayerHealth: () => relayerHealth({ prisma: deps.db.prisma, now, ...deps.relayer }),

@@ -61,7 +61,7 @@ builder.queryFields((t) => ({
     type: StatsRef,
     resolve: async (_root, _args, ctx) => {
       // Statistics tolerate lag (they are cached for minutes anyway): a replica computes them when one is usable.
-      const cached = await ctx.statsCache.get(async () => computeStats((await ctx.reads.lagTolerant()).prisma, ctx.registry, ctx.now()));
+      const cached = await ctx.statsCache.get(() => computeStats(ctx.stats, ctx.registry, ctx.now()));
       ctx.cacheMaxAgeSecs = cached.remainingSecs;
       return cached.stats;
     },
