@@ -53,6 +53,8 @@ const envSchema = z.object({
   RATE_LIMIT_PER_KEY: z.coerce.number().int('must be an integer').positive('must be positive').optional(),
   RATE_LIMIT_PER_IP: z.coerce.number().int('must be an integer').positive('must be positive').optional(),
   TRUST_PROXY: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
+  // Off behind a proxy that compresses itself (src/http/response-compression.ts).
+  COMPRESS_RESPONSES: z.enum(['true', 'false'], { message: 'must be true or false' }).default('true'),
   RELAYER_POLL_MS: z.coerce.number().int('must be an integer').min(10, 'must be at least 10').default(250),
   SIMULATED_CHAIN_CONFIRM_MS: z.coerce.number().int('must be an integer').min(0).default(1500),
   // The message never repeats the value: it is a key.
@@ -174,7 +176,7 @@ export interface Config {
   logLevel: string;
   /** PostgreSQL URL; undefined selects embedded PGlite in dataDir. */
   databaseUrl: string | undefined;
-  /** Streaming replicas for lag-tolerant reads (src/db/replicas.ts); empty: every read on the primary. */
+  /** Streaming replicas for lag-tolerant reads (src/db/replicas/); empty: every read on the primary. */
   replicas: { urls: string[]; maxLagMs: number; checkMs: number; readYourWritesMs: number };
   dataDir: string;
   redisUrl: string | undefined;
@@ -193,6 +195,8 @@ export interface Config {
   rateLimitPerIp: number | undefined;
   /** Believe X-Forwarded-For for the client IP. */
   trustProxy: boolean;
+  /** Compress API answers over 1 KB for clients that ask (gzip, br). */
+  compressResponses: boolean;
   /** How often the relayer worker looks for claims to submit or confirm. */
   relayerPollMs: number;
   /** The simulated chain mines a claim this long after it is sent. */
@@ -251,7 +255,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push('  DATABASE_REPLICA_URL: needs DATABASE_URL (replicas serve reads of a PostgreSQL primary)');
   }
   if (parsed.success && parsed.data.READ_YOUR_WRITES_MS < parsed.data.REPLICA_MAX_LAG_MS + parsed.data.REPLICA_CHECK_MS) {
-    // A replica in use is at most REPLICA_MAX_LAG_MS + REPLICA_CHECK_MS behind (src/db/replicas.ts): a
+    // A replica in use is at most REPLICA_MAX_LAG_MS + REPLICA_CHECK_MS behind (src/db/replicas/): a
     // client's own write is on every replica in use once this window has passed.
     problems.push('  READ_YOUR_WRITES_MS: must be at least REPLICA_MAX_LAG_MS + REPLICA_CHECK_MS');
   }
@@ -307,6 +311,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerKey: e.RATE_LIMIT_PER_KEY,
     rateLimitPerIp: e.RATE_LIMIT_PER_IP,
     trustProxy: e.TRUST_PROXY === 'true',
+    compressResponses: e.COMPRESS_RESPONSES === 'true',
     relayerPollMs: e.RELAYER_POLL_MS,
     simulatedChainConfirmMs: e.SIMULATED_CHAIN_CONFIRM_MS,
     relayerPrivateKey: key === undefined ? undefined : key.startsWith('0x') ? (key as `0x${string}`) : `0x${key}`,

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createPublicClient, http } from 'viem';
-import { createApp, runDocument, type App } from './app.ts';
+import { createApp, type App } from './app.ts';
+import { runDocument } from './rest/run-document.ts';
 import { restClaim, restOrder } from './rest/routes.ts';
 import { WebhookWorker, webhookHealth, type RenderEvent } from './webhooks/worker.ts';
 import { resolveEvmChains } from './chains/evm/chain-config.ts';
 import { EvmWatcher } from './chains/evm/watcher.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
-import { memoryWriterWindow, redisWriterWindow, type WriterWindow } from './db/replicas.ts';
+import { memoryWriterWindow, redisWriterWindow, type WriterWindow } from './db/replicas/writer-window.ts';
 import type { DomainDeps } from './domain/deps.ts';
 import { recordEscrowEvent } from './domain/escrow-events.ts';
 import { createMetrics, type Metrics, type RedisFailure } from './http/metrics.ts';
@@ -210,6 +211,15 @@ function countedStatsCache(cache: StatsCache, metrics: Metrics | undefined): Sta
     async get(compute) {
       let computed = false;
       const cached = await cache.get(() => {
+        computed = true;
+        return compute();
+      });
+      metrics.statsCache(computed ? 'miss' : 'hit');
+      return cached;
+    },
+    async series(key, compute) {
+      let computed = false;
+      const cached = await cache.series(key, () => {
         computed = true;
         return compute();
       });

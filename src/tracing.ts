@@ -1,7 +1,7 @@
 import { SpanKind, SpanStatusCode, context, propagation, trace, type Span } from '@opentelemetry/api';
 import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { routeLabel } from './http/metrics.ts';
+import { routeLabel, type RoutePatternOf } from './http/route-label.ts';
 
 /**
  * OpenTelemetry traces (README, Operations): on only when OTEL_EXPORTER_OTLP_ENDPOINT is set, exported over
@@ -60,14 +60,14 @@ export function activeTraceIds(): { traceId: string; spanId: string } | undefine
  * a span per GraphQL execution (the REST layer's documents included) under it; resolvers, and so Prisma's
  * spans, run inside the latter. Goes after the GraphQL JIT in the plugin list: it wraps the compiled executor.
  */
-export function tracingPlugin(graphqlEndpoint: string): Plugin {
+export function tracingPlugin(graphqlEndpoint: string, routePatternOf: RoutePatternOf): Plugin {
   const tracer = trace.getTracer(TRACER);
   const spans = new WeakMap<Request, Span>();
   return {
     instrumentation: {
       request({ request }, wrapped) {
         const url = new URL(request.url);
-        const route = routeLabel(url.pathname, request.method, graphqlEndpoint);
+        const route = routeLabel(url.pathname, request.method, graphqlEndpoint, routePatternOf);
         const parent = propagation.extract(context.active(), Object.fromEntries(request.headers));
         const span = tracer.startSpan(
           `${request.method} ${route}`,

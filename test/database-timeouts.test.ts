@@ -1,39 +1,38 @@
 import { Writable } from 'node:stream';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createLogger } from '../src/logger.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
-import { TEST_DB, openTestDatabase } from './support/database.ts';
+import { it } from './support/app.ts';
+import { TEST_DB } from './support/database.ts';
 
 /**
  * A statement PostgreSQL cancels for running too long (here: blocked behind a lock another session
  * holds) is a 503 with Retry-After, on REST and GraphQL alike: the database is busy, the request is
  * fine. PostgreSQL only (PGlite has one session). A frozen server is test/faults/postgres-frozen.test.ts.
  */
+const lines: { msg: string; reqId?: string }[] = [];
+const sink = new Writable({
+  write(chunk, _encoding, done) {
+    lines.push(JSON.parse(String(chunk)));
+    done();
+  },
+});
+it.override('appOptions', {
+  databaseTimeouts: { connectTimeoutMs: 2_000, statementTimeoutMs: 300, queryTimeoutMs: 3_000 },
+  logger: createLogger('info', sink),
+});
+
 describe.skipIf(TEST_DB !== 'postgres')('a statement timeout', () => {
-  let t: TestApp;
-  let db: Awaited<ReturnType<typeof openTestDatabase>>;
   let locker: pg.Client;
-  const lines: { msg: string; reqId?: string }[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(JSON.parse(String(chunk)));
-      done();
-    },
-  });
-  beforeAll(async () => {
-    db = await openTestDatabase({ timeouts: { connectTimeoutMs: 2_000, statementTimeoutMs: 300, queryTimeoutMs: 3_000 } });
-    t = await createTestApp({ db, logger: createLogger('info', sink) });
+  it.beforeAll(async ({ db }) => {
     locker = new pg.Client({ connectionString: db.url });
     await locker.connect();
   });
-  afterAll(async () => {
+  it.afterAll(async () => {
     await locker?.end();
-    await t?.close();
-    await db?.close();
   });
 
-  it('answers 503 with Retry-After, not 500', async () => {
+  it('answers 503 with Retry-After, not 500', async ({ t }) => {
     await locker.query('BEGIN');
     await locker.query('LOCK TABLE orders, quotes IN ACCESS EXCLUSIVE MODE');
     try {

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createLogger } from '../src/logger.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { it } from './support/app.ts';
 
 const lines: string[] = [];
 const sink = new Writable({
@@ -15,15 +15,15 @@ const sink = new Writable({
  * Internal failures reach clients as a bare 500 / INTERNAL: no stack, no driver message. The
  * database is closed under the app to make every resolver fail for a reason clients must not see.
  */
+it.override('appOptions', { logger: createLogger('info', sink) });
+
 describe('masked internal errors', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ logger: createLogger('info', sink) });
+  // The app starts on a working database, which then closes under it.
+  it.beforeAll(async ({ t }) => {
     await t.db.close();
   });
-  afterAll(() => undefined);
 
-  it('REST answers 500 in the envelope without internals', async () => {
+  it('REST answers 500 in the envelope without internals', async ({ t }) => {
     const reply = await t.rest('GET', '/orders');
     expect(reply.status).toBe(500);
     expect(reply.body).toEqual({ status: 'Error', result: 'internal server error' });
@@ -31,10 +31,10 @@ describe('masked internal errors', () => {
 
   // A path through a GraphQL resolver, and the user page PostgreSQL renders (src/rest/rendered-pages.ts): the
   // resolver's masking logs the one, the REST layer the other.
-  it.each([
+  it.for([
     ['/orders/0000000000000000000000000000000000000000000000000000000000000000', 'internal error in a resolver'],
     ['/orders/user/someone', 'unhandled error'],
-  ])('logs the real error of %s, tagged with the request id, and keeps it from the client', async (path, message) => {
+  ] as const)('logs the real error of %s, tagged with the request id, and keeps it from the client', async ([path, message], { t }) => {
     lines.length = 0;
     const reply = await t.rest('GET', path, undefined, { 'x-request-id': 'trace-me-1' });
     expect(reply.status).toBe(500);
@@ -48,7 +48,7 @@ describe('masked internal errors', () => {
     expect(error?.err?.message).toBeTruthy();
   });
 
-  it('GraphQL masks the message and says INTERNAL', async () => {
+  it('GraphQL masks the message and says INTERNAL', async ({ t }) => {
     const reply = await t.gql('{ orders { total } }');
     expect(reply.errors).toHaveLength(1);
     const [error] = reply.errors!;
@@ -56,7 +56,7 @@ describe('masked internal errors', () => {
     expect(JSON.stringify(reply)).not.toMatch(/pglite|pool|prisma|at .*\.ts|stack/i);
   });
 
-  it('/ready reports the database down with 503 and Retry-After', async () => {
+  it('/ready reports the database down with 503 and Retry-After', async ({ t }) => {
     const reply = await t.rest('GET', '/ready');
     expect(reply.status).toBe(503);
     expect(reply.headers.get('retry-after')).toBe('5');

@@ -1,21 +1,16 @@
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { seed } from '../prisma/scripts/seed/index.ts';
 import { loadConfig } from '../src/config.ts';
-import type { Database } from '../src/db/database.ts';
 import { EXPORT_COLUMNS } from '../src/rest/export.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { it, type TestApp } from './support/app.ts';
 import { makeOrder, makeQuote, orderBody } from './support/fixtures.ts';
-import { openTestDatabase } from './support/database.ts';
 
 // More than two export pages (100 each), so the keyset cursor is followed across pages.
 const ORDERS = 230;
 
-let db: Database;
-let t: TestApp;
-
-beforeAll(async () => {
-  db = await openTestDatabase();
+// The file's database, seeded before its app starts.
+it.beforeAll(async ({ db }) => {
   await seed({
     db,
     config: loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }),
@@ -25,15 +20,10 @@ beforeAll(async () => {
     seed: 'export',
     log: () => {},
   });
-  t = await createTestApp({ db });
 }, 180_000);
-afterAll(async () => {
-  await t?.close();
-  await db?.close();
-});
 
 /** Every order the paged list returns for this query, newest first. */
-async function listAll(path: string): Promise<Record<string, unknown>[]> {
+async function listAll(t: TestApp, path: string): Promise<Record<string, unknown>[]> {
   const all: Record<string, unknown>[] = [];
   for (let page = 1; ; page++) {
     const sep = path.includes('?') ? '&' : '?';
@@ -44,7 +34,7 @@ async function listAll(path: string): Promise<Record<string, unknown>[]> {
   }
 }
 
-async function download(path: string) {
+async function download(t: TestApp, path: string) {
   const response = await t.app.fetch(`http://test${path}`);
   return { response, text: await response.text() };
 }
@@ -56,8 +46,8 @@ const flat = (order: Record<string, unknown>) =>
   });
 
 describe('GET /orders/export', () => {
-  it('streams every order as NDJSON, each line the order as the REST list returns it, newest first', async () => {
-    const { response, text } = await download('/orders/export?format=ndjson');
+  it('streams every order as NDJSON, each line the order as the REST list returns it, newest first', async ({ t }) => {
+    const { response, text } = await download(t, '/orders/export?format=ndjson');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8');
     expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="orders-all-\d{8}T\d{6}Z\.ndjson"$/);
@@ -66,13 +56,13 @@ describe('GET /orders/export', () => {
       .split('\n')
       .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(ORDERS);
-    expect(lines).toEqual(await listAll('/orders'));
+    expect(lines).toEqual(await listAll(t, '/orders'));
     // Amounts stay exact integer strings.
     expect(typeof lines[0].source_intent.amount).toBe('string');
   });
 
-  it('writes CSV with one column per field of the order and both intents', async () => {
-    const { response, text } = await download('/orders/export?format=csv');
+  it('writes CSV with one column per field of the order and both intents', async ({ t }) => {
+    const { response, text } = await download(t, '/orders/export?format=csv');
     expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(response.headers.get('content-disposition')).toMatch(/filename="orders-all-\d{8}T\d{6}Z\.csv"$/);
     const [header, ...rows] = parse(text) as string[][];
@@ -80,7 +70,7 @@ describe('GET /orders/export', () => {
     expect(header).toContain('source_intent.amount');
     expect(header).toContain('destination_intent.claim_tx_hash');
     expect(header).toHaveLength(EXPORT_COLUMNS.length);
-    const listed = await listAll('/orders');
+    const listed = await listAll(t, '/orders');
     expect(rows).toEqual(listed.map(flat));
     // Every leaf of a REST order is a column.
     const leaves = (o: Record<string, unknown>, prefix = ''): string[] =>
@@ -90,20 +80,20 @@ describe('GET /orders/export', () => {
     expect(header).toEqual(leaves(listed[0]!));
   });
 
-  it('applies the list filters', async () => {
+  it('applies the list filters', async ({ t }) => {
     const query = 'status=completed,cancelled&source_chain=bitcoin';
-    const { text } = await download(`/orders/export?format=ndjson&${query}`);
+    const { text } = await download(t, `/orders/export?format=ndjson&${query}`);
     const ids = text
       .trimEnd()
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l).order_id);
-    const listed = await listAll(`/orders?${query}`);
+    const listed = await listAll(t, `/orders?${query}`);
     expect(listed.length).toBeGreaterThan(0);
     expect(ids).toEqual(listed.map((o) => o.order_id));
   });
 
-  it('answers a bad format or filter with the error envelope', async () => {
+  it('answers a bad format or filter with the error envelope', async ({ t }) => {
     const bad = await t.rest('GET', '/orders/export?format=xlsx');
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ status: 'Error', result: 'format must be one of csv, ndjson' });
@@ -113,29 +103,29 @@ describe('GET /orders/export', () => {
     expect(badFilter.body.result).toMatch(/^status must be/);
   });
 
-  it('is an empty file with its header when nothing matches', async () => {
-    const { response, text } = await download('/orders/export?format=csv&from=2001-01-01T00:00:00Z&to=2001-01-02T00:00:00Z');
+  it('is an empty file with its header when nothing matches', async ({ t }) => {
+    const { response, text } = await download(t, '/orders/export?format=csv&from=2001-01-01T00:00:00Z&to=2001-01-02T00:00:00Z');
     expect(response.status).toBe(200);
     expect(parse(text)).toEqual([EXPORT_COLUMNS.map((c) => c.name)]);
-    const ndjson = await download('/orders/export?format=ndjson&from=2001-01-01T00:00:00Z&to=2001-01-02T00:00:00Z');
+    const ndjson = await download(t, '/orders/export?format=ndjson&from=2001-01-01T00:00:00Z&to=2001-01-02T00:00:00Z');
     expect(ndjson.text).toBe('');
   });
 });
 
 describe('GET /orders/user/{user_id}/export', () => {
-  it("exports one user's orders, with filters", async () => {
+  it("exports one user's orders, with filters", async ({ t }) => {
     const anyOrder = (await t.rest('GET', '/orders?limit=1')).body.result.data[0];
     const user = anyOrder.user_id as string;
-    const { response, text } = await download(`/orders/user/${encodeURIComponent(user)}/export?format=ndjson`);
+    const { response, text } = await download(t, `/orders/user/${encodeURIComponent(user)}/export?format=ndjson`);
     expect(response.headers.get('content-disposition')).toContain(`orders-${user.replace(/[^A-Za-z0-9._-]/g, '_')}-`);
     const lines = text
       .trimEnd()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(lines).toEqual(await listAll(`/orders/user/${encodeURIComponent(user)}`));
+    expect(lines).toEqual(await listAll(t, `/orders/user/${encodeURIComponent(user)}`));
     expect(new Set(lines.map((l) => l.user_id))).toEqual(new Set([user]));
 
-    const pending = await download(`/orders/user/${encodeURIComponent(user)}/export?format=ndjson&status=completed`);
+    const pending = await download(t, `/orders/user/${encodeURIComponent(user)}/export?format=ndjson&status=completed`);
     const completed = pending.text
       .split('\n')
       .filter(Boolean)
@@ -143,10 +133,10 @@ describe('GET /orders/user/{user_id}/export', () => {
     expect(completed.map((o) => o.order_id)).toEqual(lines.filter((o) => o.status === 'completed').map((o) => o.order_id));
   });
 
-  it('quotes CSV cells a spreadsheet would misread: commas, quotes, line breaks and formulas', async () => {
+  it('quotes CSV cells a spreadsheet would misread: commas, quotes, line breaks and formulas', async ({ t }) => {
     const user = 'acme, "treasury" =SUM(A1)';
     const order = await makeOrder(t, {}, user);
-    const { text } = await download(`/orders/user/${encodeURIComponent(user)}/export?format=csv`);
+    const { text } = await download(t, `/orders/user/${encodeURIComponent(user)}/export?format=csv`);
     const [header, row] = parse(text) as string[][];
     const cellOf = (name: string) => row![header!.indexOf(name)];
     expect(cellOf('order_id')).toBe(order.order_id);
@@ -155,7 +145,7 @@ describe('GET /orders/user/{user_id}/export', () => {
 
     const formula = '=HYPERLINK("http://x")';
     await t.rest('POST', '/orders', orderBody(await makeQuote(t), {}, formula));
-    const csv = (await download(`/orders/user/${encodeURIComponent(formula)}/export?format=csv`)).text;
+    const csv = (await download(t, `/orders/user/${encodeURIComponent(formula)}/export?format=csv`)).text;
     const [, formulaRow] = parse(csv) as string[][];
     // A leading quote keeps the cell text in a spreadsheet.
     expect(formulaRow![EXPORT_COLUMNS.findIndex((c) => c.name === 'user_id')]).toBe(`'${formula}`);
@@ -163,23 +153,19 @@ describe('GET /orders/user/{user_id}/export', () => {
 });
 
 describe('export limits', () => {
-  it('counts against the same rate limits as every other path', async () => {
-    const limited = await createTestApp({ db, env: { RATE_LIMIT_PER_IP: '2', TRUST_PROXY: 'true' } });
-    try {
-      const call = () =>
-        limited.app.fetch('http://test/orders/export?format=ndjson&source_chain=bitcoin', {
-          headers: { 'x-forwarded-for': '203.0.113.9' },
-        });
-      for (let i = 0; i < 2; i++) {
-        const ok = await call();
-        await ok.text();
-        expect(ok.status).toBe(200);
-      }
-      const refused = await call();
-      expect(refused.status).toBe(429);
-      expect(refused.headers.get('retry-after')).toBeTruthy();
-    } finally {
-      await limited.close();
+  it('counts against the same rate limits as every other path', async ({ apps }) => {
+    const limited = await apps({ env: { RATE_LIMIT_PER_IP: '2', TRUST_PROXY: 'true' } });
+    const call = () =>
+      limited.app.fetch('http://test/orders/export?format=ndjson&source_chain=bitcoin', {
+        headers: { 'x-forwarded-for': '203.0.113.9' },
+      });
+    for (let i = 0; i < 2; i++) {
+      const ok = await call();
+      await ok.text();
+      expect(ok.status).toBe(200);
     }
+    const refused = await call();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBeTruthy();
   });
 });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, describe, expect } from 'vitest';
 import { createHttpServer } from '../src/http/node-server.ts';
-import { createTestApp, type TestApp, it } from './support/app.ts';
+import { type TestApp, it } from './support/app.ts';
 import { TEST_DB } from './support/database.ts';
 
 const LIMITS = { headersTimeoutMs: 1_000, requestTimeoutMs: 1_500, keepAliveTimeoutMs: 500, maxRequestsPerSocket: 2 };
@@ -124,37 +124,29 @@ describe.skipIf(TEST_DB !== 'pglite')('CORS', () => {
       headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
     });
 
-  it('by default admits any origin, never with credentials', async () => {
-    const t = await createTestApp();
-    try {
-      for (const response of [
-        await preflight(t, 'https://wallet.example'),
-        await t.app.fetch('http://test/chains', { headers: { origin: 'https://wallet.example' } }),
-      ]) {
-        expect(response.headers.get('access-control-allow-origin')).toBe('https://wallet.example');
-        expect(response.headers.get('access-control-allow-credentials')).toBeNull();
-      }
-    } finally {
-      await t.close();
+  it('by default admits any origin, never with credentials', async ({ apps }) => {
+    const t = await apps();
+    for (const response of [
+      await preflight(t, 'https://wallet.example'),
+      await t.app.fetch('http://test/chains', { headers: { origin: 'https://wallet.example' } }),
+    ]) {
+      expect(response.headers.get('access-control-allow-origin')).toBe('https://wallet.example');
+      expect(response.headers.get('access-control-allow-credentials')).toBeNull();
     }
   });
 
-  it('with CORS_ORIGINS admits only those origins, and still never with credentials', async () => {
-    const t = await createTestApp({ env: { CORS_ORIGINS: 'https://app.example, https://dash.example:8443' } });
-    try {
-      const allowed = await preflight(t, 'https://dash.example:8443');
-      expect(allowed.headers.get('access-control-allow-origin')).toBe('https://dash.example:8443');
-      expect(allowed.headers.get('access-control-allow-headers')).toContain('authorization');
-      expect(allowed.headers.get('access-control-allow-credentials')).toBeNull();
-      for (const response of [
-        await preflight(t, 'https://evil.example'),
-        await t.app.fetch('http://test/chains', { headers: { origin: 'https://evil.example' } }),
-      ]) {
-        expect(response.headers.get('access-control-allow-origin')).toBeNull();
-        expect(response.headers.get('access-control-allow-credentials')).toBeNull();
-      }
-    } finally {
-      await t.close();
+  it('with CORS_ORIGINS admits only those origins, and still never with credentials', async ({ apps }) => {
+    const t = await apps({ env: { CORS_ORIGINS: 'https://app.example, https://dash.example:8443' } });
+    const allowed = await preflight(t, 'https://dash.example:8443');
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://dash.example:8443');
+    expect(allowed.headers.get('access-control-allow-headers')).toContain('authorization');
+    expect(allowed.headers.get('access-control-allow-credentials')).toBeNull();
+    for (const response of [
+      await preflight(t, 'https://evil.example'),
+      await t.app.fetch('http://test/chains', { headers: { origin: 'https://evil.example' } }),
+    ]) {
+      expect(response.headers.get('access-control-allow-origin')).toBeNull();
+      expect(response.headers.get('access-control-allow-credentials')).toBeNull();
     }
   });
 });

@@ -2,10 +2,10 @@ import { createServer } from 'node:http';
 import { getMetricsFromIterator, type PromMetrics } from 'prom2javascript';
 import { describe, expect } from 'vitest';
 import { buildSchema } from 'graphql';
-import { deprecatesFields } from '../src/app.ts';
+import { deprecatesFields } from '../src/schema/deprecations.ts';
 import { serveMetricsOnPort } from '../src/http/metrics.ts';
 import { schema } from '../src/schema/index.ts';
-import { createTestApp, type TestApp, it } from './support/app.ts';
+import { type TestApp, it } from './support/app.ts';
 import { TEST_DB } from './support/database.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
 import { makeQuote, newSecret, orderBody } from './support/fixtures.ts';
@@ -151,20 +151,16 @@ describe('GET /metrics', () => {
 });
 
 describe('METRICS and METRICS_PORT', () => {
-  it('METRICS=off: no /metrics, and the path is an unknown one', async () => {
-    const t = await createTestApp({ env: { METRICS: 'off' } });
-    try {
-      expect(t.runtime.metrics).toBeUndefined();
-      const response = await t.rest('GET', '/metrics');
-      expect(response.status).toBe(404);
-      expect(response.body.status).toBe('Error');
-    } finally {
-      await t.close();
-    }
+  it('METRICS=off: no /metrics, and the path is an unknown one', async ({ apps }) => {
+    const t = await apps({ env: { METRICS: 'off' } });
+    expect(t.runtime.metrics).toBeUndefined();
+    const response = await t.rest('GET', '/metrics');
+    expect(response.status).toBe(404);
+    expect(response.body.status).toBe('Error');
   });
 
-  it('METRICS_PORT: /metrics on its own port and not on the API port', async () => {
-    const t = await createTestApp({ env: { METRICS_PORT: '9464' } });
+  it('METRICS_PORT: /metrics on its own port and not on the API port', async ({ apps }) => {
+    const t = await apps({ env: { METRICS_PORT: '9464' } });
     // The server would listen on METRICS_PORT; a free port stands in for it here.
     const server = serveMetricsOnPort(t.runtime.metrics!, 0, '127.0.0.1');
     try {
@@ -177,7 +173,6 @@ describe('METRICS and METRICS_PORT', () => {
       expect((await fetch(`http://127.0.0.1:${port}/orders`)).status).toBe(404);
     } finally {
       server.close();
-      await t.close();
     }
   });
 });

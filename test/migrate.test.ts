@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgres, pgliteTarget } from '../src/db/database.ts';
 import { MIGRATIONS_DIR, applyMigrations, pendingMigrations, readMigrations } from '../src/db/migrate.ts';
 import { TEST_DB } from './support/database.ts';
-import { createDatabase, type TestPostgresDatabase } from './support/postgres-setup.ts';
+import { createDatabase, testDbPrefix, type TestPostgresDatabase } from './support/postgres-setup.ts';
 
 describe.skipIf(TEST_DB !== 'pglite')('migration runner (on PGlite, once)', () => {
   it('applies every committed migration once, recording Prisma checksums, and is safe to rerun', async () => {
@@ -64,7 +64,7 @@ describe.skipIf(TEST_DB !== 'postgres')('PostgreSQL start-up', () => {
   afterAll(() => database?.drop());
 
   it('refuses to start on unapplied migrations, and runs once they are applied (npm run db:migrate)', async () => {
-    database = await createDatabase({ prefix: 'obg_migrate' });
+    database = await createDatabase({ prefix: `${testDbPrefix()}_migrate` });
     const { url } = database;
     await expect(openPostgres({ url })).rejects.toThrow(/unapplied migration.*npm run db:migrate/);
     const migrated = await openPostgres({ url, migrate: true });

@@ -7,7 +7,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { readMigrations } from '../src/db/migrate.ts';
 import { diffDatabaseToSchema, loadSchemaEngine, withoutPartitioning } from '../prisma/scripts/schema-engine.ts';
-import { createDatabase, type TestPostgresDatabase } from './support/postgres-setup.ts';
+import { createDatabase, testDbPrefix, type TestPostgresDatabase } from './support/postgres-setup.ts';
 
 /**
  * The committed migrations must build exactly the database that prisma/schema.prisma describes: a
@@ -73,7 +73,7 @@ describe('committed migrations vs prisma/schema.prisma', () => {
     const url = () => database!.url;
 
     beforeAll(async () => {
-      database = await createDatabase({ prefix: 'obg_drift' });
+      database = await createDatabase({ prefix: `${testDbPrefix()}_drift` });
       const client = new pg.Client({ connectionString: url() });
       await client.connect();
       try {

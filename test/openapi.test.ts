@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect } from 'vitest';
-import { openApiPath } from '../src/rest/openapi.ts';
+import { openApiPath } from '../src/rest/openapi/operations.ts';
 import { routes } from '../src/rest/routes.ts';
 import { it } from './support/app.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { createTestApp, it } from './support/app.ts';
+import { it } from './support/app.ts';
 import { makeQuote, newSecret, orderBody, USER_BTC, USER_EVM } from './support/fixtures.ts';
 
 describe('POST /orders', () => {
@@ -44,12 +44,12 @@ describe('POST /orders', () => {
     expect(consumed.body.result.consumed_by).toBe(order.order_id);
   });
 
-  it('replays an identical request with 200 and the same order, even after expiry, after normalisation', async ({ t }) => {
+  it('replays an identical request with 200 and the same order, even after expiry, after normalisation', async ({ t, clock }) => {
     const quote = await makeQuote(t, { source: 'ethereum:wbtc', destination: 'bitcoin:btc', amount: '5000000' });
     const body = orderBody(quote);
     const first = await t.rest('POST', '/orders', body);
     expect(first.status).toBe(201);
-    t.clock.advance(t.config.quoteTtlSeconds + 60);
+    clock.advance(t.config.quoteTtlSeconds + 60);
     const again = await t.rest('POST', '/orders', {
       ...body,
       source: { ...body.source, recipient: body.source.recipient.toLowerCase() },
@@ -67,11 +67,11 @@ describe('POST /orders', () => {
     expect(other.body).toEqual({ status: 'Error', result: expect.stringContaining('quote_id') });
   });
 
-  it('answers 404 for an unknown quote and 410 for an expired one', async ({ t }) => {
+  it('answers 404 for an unknown quote and 410 for an expired one', async ({ t, clock }) => {
     const quote = await makeQuote(t);
     const unknown = await t.rest('POST', '/orders', orderBody(quote, { quote_id: 'q_doesnotexist' }));
     expect(unknown.status).toBe(404);
-    t.clock.advance(t.config.quoteTtlSeconds);
+    clock.advance(t.config.quoteTtlSeconds);
     const expired = await t.rest('POST', '/orders', orderBody(quote));
     expect(expired.status).toBe(410);
     expect(expired.body.result).toContain('expired');
@@ -206,32 +206,29 @@ describe('createOrder mutation', () => {
 });
 
 describe('statements of a create', () => {
-  it('reads the quote, then writes the order in one statement, and answers from the rows it wrote', async () => {
+  it('reads the quote, then writes the order in one statement, and answers from the rows it wrote', async ({ apps }) => {
     const statements: string[] = [];
-    const app = await createTestApp({ onQuery: (sql) => statements.push(sql) });
-    try {
-      const quote = await makeQuote(app);
-      statements.length = 0;
-      const created = await app.rest('POST', '/orders', orderBody(quote));
-      expect(created.status).toBe(201);
-      // The quote, then one statement that consumes it and inserts both intents and the order
-      // (one commit, no lock held across round trips); nothing read back, no BEGIN/COMMIT.
-      expect(statements).toHaveLength(2);
-      expect(statements[0]).toMatch(/^SELECT .* FROM quotes WHERE id = \$1$/);
-      const write = statements[1]!.replace(/\s+/g, ' ').trim();
-      expect(write).toMatch(/^WITH consumed AS \( UPDATE quotes SET consumed_by = \$\d+ WHERE id = \$\d+ AND consumed_by IS NULL/);
-      expect(write).toMatch(/INSERT INTO intents .* INSERT INTO orders/);
-      expect((await app.rest('GET', `/orders/${created.body.result.order_id}`)).body.result).toEqual(created.body.result);
-      // A replay has no fresh rows: it reads the stored order.
-      const replay = await app.rest(
-        'POST',
-        '/orders',
-        orderBody(quote, { commitment_hash: created.body.result.source_intent.commitment_hash }),
-      );
-      expect(replay.status).toBe(200);
-      expect(replay.body.result).toEqual(created.body.result);
-    } finally {
-      await app.close();
-    }
+    // The statements are the database's, so it is one of this test's own.
+    const app = await apps({ freshDatabase: true, onQuery: (sql) => statements.push(sql) });
+    const quote = await makeQuote(app);
+    statements.length = 0;
+    const created = await app.rest('POST', '/orders', orderBody(quote));
+    expect(created.status).toBe(201);
+    // The quote, then one statement that consumes it and inserts both intents and the order
+    // (one commit, no lock held across round trips); nothing read back, no BEGIN/COMMIT.
+    expect(statements).toHaveLength(2);
+    expect(statements[0]).toMatch(/^SELECT .* FROM quotes WHERE id = \$1$/);
+    const write = statements[1]!.replace(/\s+/g, ' ').trim();
+    expect(write).toMatch(/^WITH consumed AS \( UPDATE quotes SET consumed_by = \$\d+ WHERE id = \$\d+ AND consumed_by IS NULL/);
+    expect(write).toMatch(/INSERT INTO intents .* INSERT INTO orders/);
+    expect((await app.rest('GET', `/orders/${created.body.result.order_id}`)).body.result).toEqual(created.body.result);
+    // A replay has no fresh rows: it reads the stored order.
+    const replay = await app.rest(
+      'POST',
+      '/orders',
+      orderBody(quote, { commitment_hash: created.body.result.source_intent.commitment_hash }),
+    );
+    expect(replay.status).toBe(200);
+    expect(replay.body.result).toEqual(created.body.result);
   });
 });

@@ -125,7 +125,7 @@ describe('monthly partitions', () => {
     expect((await t.rest('GET', `/orders/${far.order_id}`)).status).toBe(200);
   });
 
-  it('archives a month: its orders go, statistics and keys stay', async ({ t }) => {
+  it('archives a month: its orders go, statistics and keys stay', async ({ t, clock }) => {
     // Five months back, whose partition the seed or an operator made: the keeper only makes months ahead.
     const old = new Date(monthStart(new Date(), -5).getTime() + 10 * DAY * 1000);
     await t.db.prisma.$queryRaw`SELECT ensure_month_partitions(${old}, ${old})`;
@@ -152,7 +152,7 @@ describe('monthly partitions', () => {
     expect((await t.rest('GET', '/orders/user/archived-user')).body.result.total).toBe(0);
     expect((await postEvent(t, archived.source_intent.swap_id, escrowEvent('create', 1))).status).toBe(404);
     // The rollups counted the order when it was made and are not told of the archive.
-    t.clock.advance(t.config.statsCacheSeconds + 1);
+    clock.advance(t.config.statsCacheSeconds + 1);
     expect((await t.rest('GET', '/stats')).body.result.all_time).toEqual(statsBefore);
     // Its keys stay: the commitment cannot be taken again.
     const quote = await makeQuote(t);
@@ -229,7 +229,7 @@ describe.runIf(TEST_DB === 'pglite')('the partitioning migration', () => {
       const statsBefore = await stats();
       expect(statsBefore.length).toBeGreaterThan(0);
 
-      expect(await applyMigrations(target)).toEqual([partitioning]);
+      expect(await applyMigrations(target)).toEqual(names.filter((n) => n >= partitioning).sort());
       const placed = await pglite.query<{ id: string; partition: string }>(
         `SELECT id, tableoid::regclass::text AS partition FROM orders ORDER BY id`,
       );

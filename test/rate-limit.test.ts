@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
-import type { Database } from '../src/db/database.ts';
-import { WATCHER_KEY, createTestApp, type TestApp, it } from './support/app.ts';
-import { openTestDatabase } from './support/database.ts';
+import { describe, expect } from 'vitest';
+import { WATCHER_KEY, type TestApp, it } from './support/app.ts';
 import { TestRedis } from './support/redis.ts';
 
 // Each run has IPs of its own, so parallel runs on one Redis never share a budget.
@@ -72,30 +70,27 @@ describe('rate limits', () => {
 });
 
 describe('rate limits shared through Redis by two instances', () => {
-  let db: Database;
   let a: TestApp;
   let b: TestApp;
   // This run's keys only, so the counters it reads are its own.
   const redis = new TestRedis();
   const keyPrefix = redis.keyPrefix;
   let observer: Redis;
-  beforeAll(async () => {
-    db = await openTestDatabase();
+  it.beforeAll(async ({ apps }) => {
     observer = redis.observer();
     const instance = () =>
-      createTestApp({
-        db,
+      apps({
         redis: redis.pair(),
         env: { RATE_LIMIT_PER_IP: '4', RATE_LIMIT_PER_KEY: '4', TRUST_PROXY: 'true', API_KEYS: API_KEY },
       });
     a = await instance();
     b = await instance();
   });
-  afterAll(async () => {
+  // The apps close before the Redis they use.
+  it.afterAll(async () => {
     await a.close();
     await b.close();
     redis.disconnect();
-    await db.close();
   });
 
   it('creates no counter for an unverified key', async () => {

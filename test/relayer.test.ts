@@ -1,11 +1,9 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
-import type { Database } from '../src/db/database.ts';
+import { describe, expect } from 'vitest';
 import { TransientChainError, type ChainAdapter, type ClaimSubmission } from '../src/relayer/chain-adapter.ts';
 import { RelayerWorker } from '../src/relayer/worker.ts';
-import { createTestApp, type TestApp, it } from './support/app.ts';
-import { openTestDatabase } from './support/database.ts';
+import { type TestApp, it } from './support/app.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
 import { makeQuote, newSecret, orderBody } from './support/fixtures.ts';
 
@@ -93,16 +91,15 @@ describe('POST /relayer/claims', () => {
     expect((await submit(orderId, secret, t)).status).toBe(409);
   });
 
-  it("refuses once the destination's cancel_after has passed", async ({ t }) => {
+  it("refuses once the destination's cancel_after has passed", async ({ t, clock }) => {
     const { orderId, secret } = await claimableOrder(t);
-    t.clock.advance(12 * 3600);
+    clock.advance(12 * 3600);
     const late = await submit(orderId, secret, t);
-    t.clock.advance(-12 * 3600);
     expect(late.status).toBe(409);
     expect(late.body.result).toContain('cancel_after');
   });
 
-  it('retries transient failures with backoff, then confirms', async ({ t }) => {
+  it('retries transient failures with backoff, then confirms', async ({ t, clock }) => {
     const { orderId, secret } = await claimableOrder(t);
     await submit(orderId, secret, t);
     t.runtime.chain.failuresToInject.push(new TransientChainError('rpc timeout'), new TransientChainError('rpc timeout'));
@@ -111,16 +108,16 @@ describe('POST /relayer/claims', () => {
     expect(claim).toMatchObject({ status: 'queued', attempts: 1, last_error: 'rpc timeout' });
     await t.runtime.worker.tick(); // not due yet: backoff
     expect((await t.rest('GET', `/relayer/claims/${orderId}`)).body.result.attempts).toBe(1);
-    t.clock.advance(1);
+    clock.advance(1);
     await t.runtime.worker.tick();
     expect((await t.rest('GET', `/relayer/claims/${orderId}`)).body.result).toMatchObject({ status: 'queued', attempts: 2 });
-    t.clock.advance(2);
+    clock.advance(2);
     await t.runtime.worker.tick();
     claim = (await t.rest('GET', `/relayer/claims/${orderId}`)).body.result;
     expect(claim).toMatchObject({ status: 'submitted', attempts: 3, last_error: null });
   });
 
-  it('fails for good on a permanent error, or after the last attempt, with the reason', async ({ t }) => {
+  it('fails for good on a permanent error, or after the last attempt, with the reason', async ({ t, clock }) => {
     const permanent = await claimableOrder(t);
     await submit(permanent.orderId, permanent.secret, t);
     t.runtime.chain.failuresToInject.push(new Error('execution reverted: escrow expired'));
@@ -135,7 +132,7 @@ describe('POST /relayer/claims', () => {
     for (let i = 0; i < 5; i++) {
       t.runtime.chain.failuresToInject.push(new TransientChainError('node unreachable'));
       await t.runtime.worker.tick();
-      t.clock.advance(60);
+      clock.advance(60);
     }
     expect((await t.rest('GET', `/relayer/claims/${flaky.orderId}`)).body.result).toMatchObject({
       status: 'failed',
@@ -169,18 +166,12 @@ describe('GET /relayer/health', () => {
 });
 
 describe('two instances', () => {
-  let db: Database;
+  // Two instances on a database of their own, where no other app's worker takes claims.
   let a: TestApp;
   let b: TestApp;
-  beforeAll(async () => {
-    db = await openTestDatabase();
-    a = await createTestApp({ db });
-    b = await createTestApp({ db });
-  });
-  afterAll(async () => {
-    await a.close();
-    await b.close();
-    await db.close();
+  it.beforeAll(async ({ apps }) => {
+    a = await apps({ freshDatabase: true });
+    b = await apps({ db: a.db });
   });
 
   it('submit each claim exactly once when their workers race', async () => {
@@ -189,7 +180,7 @@ describe('two instances', () => {
     for (const c of claims) expect((await submit(c.orderId, c.secret, a)).status).toBe(202);
     await Promise.all([a.runtime.worker.tick(), b.runtime.worker.tick(), a.runtime.worker.tick(), b.runtime.worker.tick()]);
     expect(a.runtime.chain.submissions + b.runtime.chain.submissions).toBe(12);
-    const rows = await db.prisma.relayerClaim.findMany({ where: { orderId: { in: claims.map((c) => c.orderId) } } });
+    const rows = await a.db.prisma.relayerClaim.findMany({ where: { orderId: { in: claims.map((c) => c.orderId) } } });
     expect(rows.every((r) => r.status === 'submitted' && r.attempts === 1)).toBe(true);
   });
 
@@ -214,7 +205,7 @@ describe('two instances', () => {
       health = async () => ({});
     }
     const stalledWorker = (chain: StalledChain, leaseMs: number) =>
-      new RelayerWorker({ prisma: db.prisma, adapter: chain, logger: pino({ level: 'silent' }), now: a.clock.now, leaseMs });
+      new RelayerWorker({ prisma: a.db.prisma, adapter: chain, logger: pino({ level: 'silent' }), now: a.clock.now, leaseMs });
     const until = async (check: () => boolean) => {
       for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
     };
@@ -231,12 +222,12 @@ describe('two instances', () => {
         // The lease lapses by the database's clock; B takes the claim over and submits it.
         await new Promise((r) => setTimeout(r, 300));
         await b.runtime.worker.tick();
-        const taken = await db.prisma.relayerClaim.findUniqueOrThrow({ where: { orderId } });
+        const taken = await a.db.prisma.relayerClaim.findUniqueOrThrow({ where: { orderId } });
         expect(taken).toMatchObject({ status: 'submitted', attempts: 2 });
 
         chain.release(outcome === 'success' ? { txHash: `0x${'ab'.repeat(32)}` } : new Error('execution reverted'));
         await stalled;
-        const after = await db.prisma.relayerClaim.findUniqueOrThrow({ where: { orderId } });
+        const after = await a.db.prisma.relayerClaim.findUniqueOrThrow({ where: { orderId } });
         expect(after).toMatchObject({ status: 'submitted', txHash: taken.txHash, lastError: null });
       });
     }
@@ -250,13 +241,13 @@ describe('two instances', () => {
       b.clock.advance(3600);
       try {
         await b.runtime.worker.tick();
-        expect(await db.prisma.relayerClaim.findUniqueOrThrow({ where: { orderId } })).toMatchObject({ status: 'queued', attempts: 1 });
+        expect(await a.db.prisma.relayerClaim.findUniqueOrThrow({ where: { orderId } })).toMatchObject({ status: 'queued', attempts: 1 });
       } finally {
         b.clock.advance(-3600);
         chain.release({ txHash: `0x${'cd'.repeat(32)}` });
         await holding;
       }
-      expect(await db.prisma.relayerClaim.findUniqueOrThrow({ where: { orderId } })).toMatchObject({
+      expect(await a.db.prisma.relayerClaim.findUniqueOrThrow({ where: { orderId } })).toMatchObject({
         status: 'submitted',
         txHash: `0x${'cd'.repeat(32)}`,
       });

@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { seed } from '../prisma/scripts/seed/index.ts';
 import { loadConfig } from '../src/config.ts';
-import type { Database } from '../src/db/database.ts';
-import { runDocument } from '../src/app.ts';
+import { runDocument } from '../src/rest/run-document.ts';
 import { restOrder } from '../src/rest/routes.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
-import { openTestDatabase } from './support/database.ts';
+import { it, type TestApp } from './support/app.ts';
 
 /**
  * REST's user page is rendered by PostgreSQL (src/rest/rendered-pages.ts), not by running its GraphQL
@@ -14,13 +12,11 @@ import { openTestDatabase } from './support/database.ts';
  * that JSON must escape.
  */
 describe('the rendered user page answers as the ordersByUser document', () => {
-  let db: Database;
-  let t: TestApp;
   let users: string[];
   const ODD_USER = 'o\'quote "back\\slash" ünïcode ✓ </script>';
 
-  beforeAll(async () => {
-    db = await openTestDatabase();
+  // The file's database, seeded and edited before its app starts.
+  it.beforeAll(async ({ db }) => {
     const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
     await seed({ db, config, orders: 120, users: 3, days: 10, seed: 'rendered' });
     const found = await db.prisma.order.groupBy({ by: ['userId'], orderBy: { userId: 'asc' } });
@@ -39,15 +35,10 @@ describe('the rendered user page answers as the ordersByUser document', () => {
       `UPDATE orders SET source_token_price = 65000.50, dest_token_price = 0.000000012300 WHERE user_id = $1`,
       users[1],
     );
-    t = await createTestApp({ db });
   }, 120_000);
-  afterAll(async () => {
-    await t?.close();
-    await db?.close();
-  });
 
   /** The ordersByUser document's answer, in REST's envelope, as the REST layer sent it before. */
-  async function documentAnswer(userId: string, page?: number, limit?: number): Promise<string> {
+  async function documentAnswer(t: TestApp, userId: string, page?: number, limit?: number): Promise<string> {
     const run = runDocument(t.app, new Request('http://test/orders/user'));
     const { data } = await run('ordersByUser', { userId, page, limit });
     const result = data.ordersByUser as { data: unknown[] };
@@ -55,7 +46,7 @@ describe('the rendered user page answers as the ordersByUser document', () => {
     return JSON.stringify({ status: 'Success', result });
   }
 
-  async function restAnswer(path: string): Promise<string> {
+  async function restAnswer(t: TestApp, path: string): Promise<string> {
     const reply = await t.app.fetch(`http://test${path}`);
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -70,7 +61,7 @@ describe('the rendered user page answers as the ordersByUser document', () => {
     return { at: i, rendered: rendered.slice(Math.max(0, i - 80), i + 80), document: document.slice(Math.max(0, i - 80), i + 80) };
   };
 
-  async function expectSameAnswers() {
+  async function expectSameAnswers(t: TestApp) {
     const cases: [string, number | undefined, number | undefined][] = [
       ...users.map((u): [string, undefined, undefined] => [u, undefined, undefined]),
       [users[0]!, 1, 100],
@@ -84,15 +75,15 @@ describe('the rendered user page answers as the ordersByUser document', () => {
       if (page !== undefined) query.set('page', String(page));
       if (limit !== undefined) query.set('limit', String(limit));
       const path = `/orders/user/${encodeURIComponent(userId)}?${query}`;
-      expect(difference(await restAnswer(path), await documentAnswer(userId, page, limit)), path).toBeUndefined();
+      expect(difference(await restAnswer(t, path), await documentAnswer(t, userId, page, limit)), path).toBeUndefined();
     }
   }
 
-  it('every page, full, partial, past the end and of a user with none, is the same bytes', async () => {
-    const body = JSON.parse(await restAnswer(`/orders/user/${encodeURIComponent(users[0]!)}?limit=100`));
+  it('every page, full, partial, past the end and of a user with none, is the same bytes', async ({ t }) => {
+    const body = JSON.parse(await restAnswer(t, `/orders/user/${encodeURIComponent(users[0]!)}?limit=100`));
     expect(body.result.data.length).toBeGreaterThan(20);
     const statuses = new Set(
-      (await Promise.all(users.map(async (u) => JSON.parse(await restAnswer(`/orders/user/${encodeURIComponent(u)}?limit=100`)))))
+      (await Promise.all(users.map(async (u) => JSON.parse(await restAnswer(t, `/orders/user/${encodeURIComponent(u)}?limit=100`)))))
         .flatMap((b) => b.result.data)
         .map((o: { status: string }) => o.status),
     );
@@ -100,14 +91,14 @@ describe('the rendered user page answers as the ordersByUser document', () => {
     expect(JSON.stringify(body)).toContain(
       '"hop_relayer_fee":"1000000000000000000000000000000000000000000000000000000000000000000000000000"',
     );
-    await expectSameAnswers();
+    await expectSameAnswers(t);
   });
 
-  it('the status is the one at the service clock, as the document says it', async () => {
+  it('the status is the one at the service clock, as the document says it', async ({ t, clock }) => {
     // A day later pending orders have expired and unclaimed destinations are refunding: the clock's statuses.
-    t.clock.advance(86_400);
-    const body = JSON.parse(await restAnswer(`/orders/user/${encodeURIComponent(users[0]!)}?limit=100`));
+    clock.advance(86_400);
+    const body = JSON.parse(await restAnswer(t, `/orders/user/${encodeURIComponent(users[0]!)}?limit=100`));
     expect(body.result.data.map((o: { status: string }) => o.status)).toContain('expired');
-    await expectSameAnswers();
+    await expectSameAnswers(t);
   });
 });

@@ -1,24 +1,19 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlQueryable, SqlResultSet } from '@prisma/driver-adapter-utils';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Database } from '../src/db/database.ts';
 import { isDatabaseUnavailable } from '../src/db/unavailable.ts';
-import {
-  createReadRouting,
-  fallbackAdapter,
-  fallbackReader,
-  lsnValue,
-  memoryWriterWindow,
-  ReplicaSet,
-  type ReplicaNode,
-} from '../src/db/replicas.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { fallbackAdapter, fallbackReader } from '../src/db/replicas/fallback.ts';
+import { lsnValue, ReplicaSet, type ReplicaNode } from '../src/db/replicas/health.ts';
+import { createReadRouting } from '../src/db/replicas/routing.ts';
+import { memoryWriterWindow } from '../src/db/replicas/writer-window.ts';
+import { it, type TestApp } from './support/app.ts';
 import { openTestDatabase } from './support/database.ts';
 import { makeQuote, orderBody } from './support/fixtures.ts';
 import { freePort } from './support/server-process.ts';
 
 /**
- * Read routing (src/db/replicas.ts, README "Deployment"). The cluster tests run it on a real streaming
+ * Read routing (src/db/replicas/, README "Deployment"). The cluster tests run it on a real streaming
  * replica; here the rules, with a "replica" that is a second, empty database: whatever a read finds
  * there shows where it went.
  */
@@ -251,10 +246,10 @@ describe('requests routed to a replica', () => {
   const reader = { 'x-forwarded-for': '10.0.0.2' };
   let orderId: string;
 
-  beforeAll(async () => {
-    // The "replica" is a second database that never receives the primary's writes: a replica far behind.
+  // The file's database is the primary; the "replica" is a second database that never receives the primary's
+  // writes: a replica far behind.
+  it.beforeAll(async ({ db: primaryDb, apps }) => {
     replicaDb = await openTestDatabase();
-    const primaryDb = await openTestDatabase();
     replicas = new ReplicaSet({
       nodes: [
         fakeNode(
@@ -269,7 +264,7 @@ describe('requests routed to a replica', () => {
       checkMs: 50,
     });
     await replicas.check();
-    t = await createTestApp({
+    t = await apps({
       db: { ...primaryDb, replicas },
       env: { TRUST_PROXY: 'true', REPLICA_MAX_LAG_MS: '0', REPLICA_CHECK_MS: '50', READ_YOUR_WRITES_MS: '400', STATS_CACHE_SECONDS: '1' },
     });
@@ -278,9 +273,8 @@ describe('requests routed to a replica', () => {
     expect(created.status).toBe(201);
     orderId = created.body.result.order_id;
   });
-  afterAll(async () => {
+  it.afterAll(async () => {
     await t?.close();
-    await t?.db.close();
     await replicaDb?.close();
   });
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { addressOn, planSeed, seed, segwitV0Address, type SeedResult } from '../prisma/scripts/seed/index.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Database } from '../src/db/database.ts';
@@ -7,7 +7,7 @@ import { isValidAddress } from '../src/domain/addresses.ts';
 import { loadRegistry } from '../src/domain/registry/registry.ts';
 import { computeStats } from '../src/domain/stats.ts';
 import { ORDER_STATUSES, STATUS_BUCKET, statusAt } from '../src/domain/status/rule.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
+import { it } from './support/app.ts';
 import { openTestDatabase } from './support/database.ts';
 
 const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
@@ -15,23 +15,16 @@ const ORDERS = 40;
 const USERS = 8;
 const DAYS = 3;
 
-let db: Database;
-let t: TestApp | undefined;
 let result: SeedResult;
 const lines: string[] = [];
 
-beforeAll(async () => {
-  db = await openTestDatabase();
+// The file's database, seeded before its app starts; the tests read it and write nothing.
+it.beforeAll(async ({ db }) => {
   result = await seed({ db, config, orders: ORDERS, users: USERS, days: DAYS, seed: 'test', log: (l) => lines.push(l) });
-  t = await createTestApp({ db });
 }, 120_000);
-afterAll(async () => {
-  await t?.close();
-  await db?.close();
-});
 
 describe('npm run seed', () => {
-  it('creates the orders in every status, as planned', async () => {
+  it('creates the orders in every status, as planned', async ({ db }) => {
     expect(result.orders).toBe(ORDERS);
     expect(result.orderIds).toHaveLength(ORDERS);
     expect(result.mismatches).toBe(0);
@@ -66,10 +59,10 @@ describe('npm run seed', () => {
     }
   }, 120_000);
 
-  it('lists every status through GET /orders?status=', async () => {
+  it('lists every status through GET /orders?status=', async ({ t }) => {
     let total = 0;
     for (const status of ORDER_STATUSES) {
-      const reply = await t!.rest('GET', `/orders?status=${status}&limit=100`);
+      const reply = await t.rest('GET', `/orders?status=${status}&limit=100`);
       expect(reply.status).toBe(200);
       const page = reply.body.result;
       expect(page.total, status).toBe(result.byStatus[status]);
@@ -79,8 +72,8 @@ describe('npm run seed', () => {
     expect(total).toBe(ORDERS);
   });
 
-  it('makes /stats consistent: completed + in progress + cancelled = total', async () => {
-    const stats = (await t!.rest('GET', '/stats')).body.result;
+  it('makes /stats consistent: completed + in progress + cancelled = total', async ({ t }) => {
+    const stats = (await t.rest('GET', '/stats')).body.result;
     for (const window of [stats.all_time, stats.last_24h, stats.last_7d]) {
       expect(window.completed_orders + window.in_progress_orders + window.cancelled_orders).toBe(window.total_orders);
     }
@@ -100,7 +93,7 @@ describe('npm run seed', () => {
     expect(stats.top_chain_pairs.length).toBeGreaterThan(0);
   });
 
-  it('records chain-consistent escrow events and keeps secrets hidden until a claim', async () => {
+  it('records chain-consistent escrow events and keeps secrets hidden until a claim', async ({ db }) => {
     const orders = await db.prisma.order.findMany({ include: { sourceIntent: true, destinationIntent: true } });
     const oldest = Date.now() - DAYS * 86_400_000 - 60_000;
     for (const order of orders) {

@@ -1,35 +1,33 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../src/db/database.ts';
+import { describe, expect } from 'vitest';
 import { memoryStatsCache, redisStatsCache } from '../src/domain/stats-cache.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
-import { openTestDatabase } from './support/database.ts';
+import { it, type TestApp } from './support/app.ts';
 import { TestRedis } from './support/redis.ts';
 import { makeOrder } from './support/fixtures.ts';
 
 /** Two instances on one database and one Redis share a single stats cache entry. */
 describe('stats cache shared through Redis', () => {
-  let db: Database;
   let a: TestApp;
   let b: TestApp;
   // Each run gets its own key space, so parallel runs on one Redis never meet.
   const redis = new TestRedis();
   let first: Redis | undefined;
 
-  beforeAll(async () => {
-    db = await openTestDatabase();
+  it.beforeAll(async ({ apps }) => {
     const instance = () => {
       const client = redis.client();
       first ??= client;
-      return createTestApp({ db, statsCache: redisStatsCache(client, 120, { fallback: memoryStatsCache(120) }) });
+      return apps({ statsCache: redisStatsCache(client, 120, { fallback: memoryStatsCache(120) }) });
     };
     a = await instance();
     b = await instance();
   });
-  afterAll(async () => {
-    await first?.del('orderbook:stats:v1');
+  // The apps close before the Redis they use.
+  it.afterAll(async () => {
+    await first?.del('orderbook:stats:v1', 'orderbook:stats:v1:series');
+    await a?.close();
+    await b?.close();
     redis.disconnect();
-    await db.close();
   });
 
   it('serves what one instance computed to the other until it expires', async () => {
@@ -47,5 +45,24 @@ describe('stats cache shared through Redis', () => {
     await b.statsCache.clear();
     const fresh = await a.rest('GET', '/stats');
     expect(fresh.body.result.all_time.total_orders).toBe(2);
+  });
+
+  it('shares the stats series the same way, each length on its own', async () => {
+    await a.statsCache.clear();
+    const total = (reply: { body: { result: { total_orders: number }[] } }) =>
+      reply.body.result.reduce((n, point) => n + point.total_orders, 0);
+    const fromA = await a.rest('GET', '/stats/series?interval=day&last=2');
+    expect(fromA.headers.get('cache-control')).toBe('public, max-age=120');
+    const before = total(fromA);
+
+    await makeOrder(b, {}, 'third');
+    const fromB = await b.rest('GET', '/stats/series?interval=day&last=2');
+    expect(fromB.body.result).toEqual(fromA.body.result);
+    expect(fromB.headers.get('cache-control')).toMatch(/^public, max-age=(119|120)$/);
+    // Another length is not A's entry: B computes it, with the new order.
+    expect(total(await b.rest('GET', '/stats/series?interval=day&last=3'))).toBe(before + 1);
+
+    await b.statsCache.clear();
+    expect(total(await a.rest('GET', '/stats/series?interval=day&last=2'))).toBe(before + 1);
   });
 });

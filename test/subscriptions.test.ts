@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createClient } from 'graphql-ws';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { WebSocket } from 'ws';
-import type { Database } from '../src/db/database.ts';
-import { WATCHER_KEY, createTestApp, type Json, type TestApp } from './support/app.ts';
-import { openTestDatabase } from './support/database.ts';
+import { WATCHER_KEY, it, type Json, type TestApp } from './support/app.ts';
 import { TestRedis } from './support/redis.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
 import { makeOrder } from './support/fixtures.ts';
@@ -61,24 +59,8 @@ async function expectSourceCreated(sub: Subscription, on: TestApp, order: Json, 
   });
 }
 
-let db: Database;
-beforeAll(async () => {
-  db = await openTestDatabase();
-});
-afterAll(async () => {
-  await db?.close();
-});
-
 describe('subscriptions over SSE', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ db });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
-
-  it('orderUpdated delivers the order when an escrow event is recorded', async () => {
+  it('orderUpdated delivers the order when an escrow event is recorded', async ({ t }) => {
     const userId = uniqueUser();
     const order = await makeOrder(t, {}, userId);
     const sub = await subscribeSse(t.app, ORDER_UPDATED, { id: order.order_id });
@@ -90,7 +72,7 @@ describe('subscriptions over SSE', () => {
     }
   });
 
-  it("userOrdersUpdated delivers a newly created order of that user, and not another user's", async () => {
+  it("userOrdersUpdated delivers a newly created order of that user, and not another user's", async ({ t }) => {
     const userId = uniqueUser();
     const first = await makeOrder(t, {}, userId);
     const sub = await subscribeSse(t.app, USER_ORDERS_UPDATED, { userId });
@@ -107,7 +89,7 @@ describe('subscriptions over SSE', () => {
     }
   });
 
-  it('ends the stream with an error for an order id that cannot exist', async () => {
+  it('ends the stream with an error for an order id that cannot exist', async ({ t }) => {
     const response = await t.app.fetch('http://test/graphql', {
       method: 'POST',
       headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
@@ -121,15 +103,7 @@ describe('subscriptions over SSE', () => {
 });
 
 describe('subscriptions over WebSocket (graphql-ws)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ db });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
-
-  it('orderUpdated delivers the order when an escrow event is recorded', async () => {
+  it('orderUpdated delivers the order when an escrow event is recorded', async ({ t }) => {
     const server = await listen(t);
     const client = createClient({ url: server.wsUrl, webSocketImpl: WebSocket, retryAttempts: 0 });
     const inbox = new Inbox();
@@ -162,7 +136,7 @@ describe('subscriptions over WebSocket (graphql-ws)', () => {
     }
   });
 
-  it('answers a bad operation with its own error and keeps the socket; takes keys from connectionParams', async () => {
+  it('answers a bad operation with its own error and keeps the socket; takes keys from connectionParams', async ({ t }) => {
     const server = await listen(t);
     let closed = false;
     const client = createClient({
@@ -220,12 +194,13 @@ describe('two instances on one database', () => {
     const redis = new TestRedis();
     let observer: Redis;
 
-    beforeAll(async () => {
-      a = await createTestApp({ db, redis: redis.pair() });
-      b = await createTestApp({ db, redis: redis.pair() });
+    it.beforeAll(async ({ apps }) => {
+      a = await apps({ redis: redis.pair() });
+      b = await apps({ redis: redis.pair() });
       observer = redis.observer();
     });
-    afterAll(async () => {
+    // The apps close before the Redis they use.
+    it.afterAll(async () => {
       await a?.close();
       await b?.close();
       redis.disconnect();
@@ -259,13 +234,9 @@ describe('two instances on one database', () => {
   describe('without Redis (each instance with an in-process pubsub)', () => {
     let a: TestApp;
     let b: TestApp;
-    beforeAll(async () => {
-      a = await createTestApp({ db });
-      b = await createTestApp({ db });
-    });
-    afterAll(async () => {
-      await a?.close();
-      await b?.close();
+    it.beforeAll(async ({ apps }) => {
+      a = await apps();
+      b = await apps();
     });
 
     it("an escrow event recorded on B does not reach A's subscriber, while A's own events do", async () => {

@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../src/db/database.ts';
+import { describe, expect } from 'vitest';
 import { MAX_BODY_BYTES } from '../src/http/envelope.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
-import { openTestDatabase } from './support/database.ts';
+import { it, type TestApp } from './support/app.ts';
 import { makeOrder } from './support/fixtures.ts';
 import { WsSession, eventually, listen, type Listening } from './support/ws.ts';
 
@@ -18,22 +16,14 @@ const ip = () => `10.${randomBytes(3).join('.')}`;
 const orderId = () => randomBytes(32).toString('hex');
 const ORDER_UPDATED = 'subscription ($id: String!) { orderUpdated(orderId: $id) { orderId status } }';
 
-let db: Database;
-beforeAll(async () => {
-  db = await openTestDatabase();
-});
-afterAll(async () => {
-  await db?.close();
-});
-
-/** A test app on a real port with these settings; closed after the describe block. */
+/** A test app on the file's database, on a real port with these settings; closed after the describe block. */
 function serve(env: Record<string, string>) {
   const handle: { t: TestApp; server: Listening } = {} as never;
-  beforeAll(async () => {
-    handle.t = await createTestApp({ db, env });
+  it.beforeAll(async ({ apps }) => {
+    handle.t = await apps({ env });
     handle.server = await listen(handle.t);
   });
-  afterAll(async () => {
+  it.afterAll(async () => {
     await handle.server?.close();
     await handle.t?.close();
   });

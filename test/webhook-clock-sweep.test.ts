@@ -23,7 +23,7 @@ function eventsOf(t: TestApp, orderId: string): Promise<EventRow[]> {
 }
 
 describe('the clock sweep', () => {
-  it('announces expired and time-based refunding once each, with the ids and fields of every other event', async ({ t }) => {
+  it('announces expired and time-based refunding once each, with the ids and fields of every other event', async ({ t, clock }) => {
     const registered = await t.rest('POST', '/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['order.status_changed'] });
     expect(registered.status).toBe(201);
     await t.runtime.webhooks.sweep(); // the sweep's starting mark
@@ -34,7 +34,7 @@ describe('the clock sweep', () => {
     expect((await postEvent(t, funded.destination_intent.swap_id, escrowEvent('create', 200))).status).toBe(200);
 
     // Past the order deadline: the idle order expires.
-    t.clock.advance(t.config.orderDeadlineSeconds + 1);
+    clock.advance(t.config.orderDeadlineSeconds + 1);
     await t.runtime.webhooks.sweep();
     const idleEvents = await eventsOf(t, idle.order_id);
     expect(idleEvents.map((e) => [e.status, e.previous_status])).toEqual([
@@ -43,7 +43,7 @@ describe('the clock sweep', () => {
     ]);
 
     // Past the destination's cancel_after: the funded order is refunding.
-    t.clock.advance(Number(funded.destination_intent.cancel_after) - t.clock.now().getTime() / 1000 + 1);
+    clock.advance(Number(funded.destination_intent.cancel_after) - t.clock.now().getTime() / 1000 + 1);
     await t.runtime.webhooks.sweep();
     const fundedEvents = await eventsOf(t, funded.order_id);
     expect(fundedEvents.at(-1)).toMatchObject({ status: 'refunding', previous_status: 'destination_created' });

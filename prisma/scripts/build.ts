@@ -1,10 +1,14 @@
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
+import { buildExplorer } from './build-explorer.ts';
+import { compressStaticFolders, writeStaticPages } from './static-pages.ts';
 
 /**
  * npm run build: the server as one ES module, dist/server.js, which `npm start` runs with plain Node.
  * One file loads faster than the same code as thousands of modules: no module resolution per import (see
  * README, Operations). Packages that read files beside their own code at run time stay outside the bundle.
+ * Then the explorer page, dist/explorer/ (build-explorer.ts), and the static pages, compressed
+ * (prisma/scripts/static-pages.ts).
  */
 const outdir = process.argv[2] ?? 'dist';
 rmSync(outdir, { recursive: true, force: true });
@@ -29,4 +33,7 @@ await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',
 });
-console.log(`built ${outdir}/server.js`);
+await buildExplorer(`${outdir}/explorer`);
+writeStaticPages(outdir);
+compressStaticFolders(outdir);
+console.log(`built ${outdir}/server.js, ${outdir}/explorer/ and the static pages`);

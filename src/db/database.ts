@@ -8,7 +8,8 @@ import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { applyMigrations, pendingMigrations, type MigrationTarget } from './migrate.ts';
-import { fallbackAdapterFactory, fallbackReader, ReplicaSet, type ReplicaNode, type ReplicaState } from './replicas.ts';
+import { fallbackAdapterFactory, fallbackReader } from './replicas/fallback.ts';
+import { ReplicaSet, type ReplicaNode, type ReplicaState } from './replicas/health.ts';
 import { createOrdersStore, type OrdersStore } from './orders-store.ts';
 import { pgRowReader } from './pg-reader.ts';
 import { statementNamer } from './prepared-statements.ts';
@@ -47,7 +48,7 @@ export interface Database {
   ping(): Promise<void>;
   /** The driver under Prisma, for bulk statements Prisma has no API for (the bulk seed's array inserts). */
   driver: MigrationTarget;
-  /** Streaming replicas for lag-tolerant reads (src/db/replicas.ts); undefined when none is configured. */
+  /** Streaming replicas for lag-tolerant reads (src/db/replicas/); undefined when none is configured. */
   replicas?: ReplicaSet;
   /** Connections of pg's pool, for the metrics; PGlite has one connection and no pool. */
   poolStats?(): { total: number; idle: number; waiting: number };

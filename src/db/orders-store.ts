@@ -2,6 +2,8 @@ import { NEWEST_FIRST, type Pagination } from '../domain/order-list.ts';
 import { countByStatus } from '../domain/status/count.ts';
 import type { OrderStatus } from '../domain/status/rule.ts';
 import type { Order, Prisma, PrismaClient } from '../generated/prisma/client.ts';
+import type { OrderLookup } from '../domain/order-lookup.ts';
+import { lookupOrderIds } from './order-lookups.ts';
 import type { OrderKey, RowStore } from './row-store.ts';
 
 /**
@@ -25,6 +27,8 @@ export interface OrderSet {
   now: Date;
   /** Exactly one user's orders: every read is then one indexed statement (user_id, created_at, id). */
   userId?: string;
+  /** Orders named by a transaction or a swap id: resolved to ids first (order-lookups.ts), then filtered with `where`. */
+  lookup?: OrderLookup;
   /** The filter is statuses alone (or nothing, 'all'): the count then comes from the rollups. */
   statuses?: OrderStatus[] | 'all';
 }
@@ -79,13 +83,25 @@ export function createOrdersStore(prisma: PrismaClient, rows: RowStore): OrdersS
     );
   }
 
+  /** The set with its lookup resolved into `where`: a lookup names a handful of orders, read by id. */
+  async function resolved(set: OrderSet): Promise<OrderSet> {
+    if (!set.lookup) return set;
+    const ids = await lookupOrderIds(prisma, set.lookup);
+    return { where: { AND: [set.where, { id: { in: ids } }] }, now: set.now };
+  }
+
   const store: OrdersStore = {
     client: prisma,
     // Through Prisma Client: one row by primary key is not a hot path, and its traces show the SQL
     // (README, Traces); the row store's statements have no spans.
     byId: (id) => prisma.order.findUnique({ where: { id } }),
 
-    offsetPage(set, pagination, { withIntents, withTotal } = {}) {
+    offsetPage(set, pagination, options = {}) {
+      if (set.lookup) {
+        const page = resolved(set).then((plain) => store.offsetPage(plain, pagination, options));
+        return { ...pagination, rows: async () => (await page).rows(), total: async () => (await page).total() };
+      }
+      const { withIntents, withTotal } = options;
       const skip = (pagination.page - 1) * pagination.limit;
       const { userId } = set;
       if (userId !== undefined && withTotal) {
@@ -119,7 +135,8 @@ export function createOrdersStore(prisma: PrismaClient, rows: RowStore): OrdersS
       return page;
     },
 
-    async keysetPage(set, range, { withIntents } = {}) {
+    async keysetPage(lookupSet, range, { withIntents } = {}) {
+      const set = await resolved(lookupSet);
       if (set.userId !== undefined || isEveryOrder(set)) return rows.ordersInOrder({ userId: set.userId, ...range, withIntents });
       const { after, newer, limit } = range;
       // Prisma writes a cursor as `(created_at = X AND id < Y) OR created_at < X`, which no index can
@@ -145,7 +162,8 @@ export function createOrdersStore(prisma: PrismaClient, rows: RowStore): OrdersS
     userPageJson: (userId, pagination, orderJson, now) =>
       rows.userPageJson({ userId, limit: pagination.limit, offset: (pagination.page - 1) * pagination.limit }, orderJson, now),
 
-    count(set) {
+    async count(lookupSet) {
+      const set = await resolved(lookupSet);
       if (set.statuses) return countByStatus(prisma, set.statuses, set.now);
       if (set.userId !== undefined) return rows.countOrders(set.userId);
       return prisma.order.count({ where: set.where });

@@ -1,9 +1,15 @@
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import type { StageSums, StatsStore, WindowName } from '../domain/stats.ts';
+import type { BucketSums, StatsInterval } from '../domain/stats-series.ts';
 import { countLivePending } from '../domain/status/live-pending.ts';
-import type { RequestReads } from './replicas.ts';
+import type { RequestReads } from './replicas/routing.ts';
 
 const HOUR_MS = 3_600_000;
+const MINUTE_MS = 60_000;
+
+/** date_bin of `column` into UTC hours or days. */
+const bin = (interval: StatsInterval, column: Prisma.Sql) =>
+  Prisma.sql`date_bin(${Prisma.raw(`'1 ${interval}'`)}::interval, ${column}, TIMESTAMPTZ '2000-01-01 00:00:00+00')`;
 
 /**
  * The statistics' reads. Nothing here scans the order book. The rollup tables (stats_hourly,
@@ -63,6 +69,25 @@ export function createStatsStore(prisma: PrismaClient): StatsStore {
       prisma.$queryRaw<{ asset: string; orders: string; volume: string }[]>`
         SELECT asset, orders::text, volume_usd::text AS volume FROM stats_assets WHERE orders > 0
         ORDER BY stats_assets.orders DESC, volume_usd DESC, asset LIMIT ${limit}`,
+
+    // A day is its 24 hours of stats_hourly.
+    bucketSums: (interval, first) =>
+      prisma.$queryRaw<BucketSums[]>`
+        SELECT ${bin(interval, Prisma.sql`hour`)} AS bucket, stage::text AS stage, sum(orders)::text AS orders, sum(volume_usd)::text AS volume
+        FROM stats_hourly WHERE hour >= ${first} GROUP BY 1, 2`,
+
+    livePendingByBucket(interval, first, now) {
+      // From stats_pending by deadline minute, with only the minute now is in read from `orders` (an index range).
+      const liveFrom = new Date(Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS + MINUTE_MS);
+      return prisma.$queryRaw<{ bucket: Date; orders: string }[]>`
+        SELECT bucket, sum(orders)::text AS orders FROM (
+          SELECT ${bin(interval, Prisma.sql`created_minute`)} AS bucket, orders FROM stats_pending
+          WHERE deadline_minute >= ${liveFrom} AND created_minute >= ${first}
+          UNION ALL
+          SELECT ${bin(interval, Prisma.sql`created_at`)}, 1 FROM orders
+          WHERE stage = 'pending' AND deadline_at > ${now} AND deadline_at < ${liveFrom} AND created_at >= ${first}
+        ) AS live GROUP BY 1`;
+    },
   };
 }
 
@@ -75,5 +100,7 @@ export function routedStatsStore(reads: RequestReads): StatsStore {
     livePending: async (now, since) => (await on()).livePending(now, since),
     topChainPairs: async (limit) => (await on()).topChainPairs(limit),
     topAssets: async (limit) => (await on()).topAssets(limit),
+    bucketSums: async (interval, first) => (await on()).bucketSums(interval, first),
+    livePendingByBucket: async (interval, first, now) => (await on()).livePendingByBucket(interval, first, now),
   };
 }

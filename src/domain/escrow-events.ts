@@ -36,7 +36,8 @@ export const EscrowEventSchema = object({
   }),
   txHash: text(130)
     .regex(TX_HASH, { error: 'must be a transaction hash (8 to 128 letters or digits, optional 0x)', abort: true })
-    .transform((value) => (value.startsWith('0x') ? value.toLowerCase() : value)),
+    // Hex is stored in lowercase (0x-hex, and 64-hex txids): lookups by hash compare that spelling (registry/tx-hashes.ts).
+    .transform((value) => (value.startsWith('0x') || /^[0-9a-fA-F]{64}$/.test(value) ? value.toLowerCase() : value)),
   blockNumber: z
     .int({ error: BLOCK_NUMBER_RULE })
     .nonnegative({ error: BLOCK_NUMBER_RULE, abort: true })

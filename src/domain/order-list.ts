@@ -2,6 +2,7 @@ import type { Prisma } from '../generated/prisma/client.ts';
 import { BadRequestError } from './errors.ts';
 import { assetId, intInRange, parseField, text, timestamp } from './input.ts';
 import type { Registry } from './registry/registry.ts';
+import { orderLookup, parseOrderIds } from './order-lookup.ts';
 import { ORDER_STATUSES, statusWhere, type OrderStatus } from './status/rule.ts';
 
 export const DEFAULT_LIMIT = 20;
@@ -37,6 +38,12 @@ export interface OrderFilterInput {
   from?: unknown;
   /** created_at < to */
   to?: unknown;
+  /** Orders with this transaction (create, claim, cancel or bridge) on either intent (order-lookup.ts). */
+  txHash?: unknown;
+  /** The order whose source or destination intent this is. */
+  swapId?: unknown;
+  /** These orders: an array, or a comma-separated list. */
+  ids?: unknown;
 }
 
 export function parseStatuses(value: unknown, field = 'status'): OrderStatus[] {
@@ -66,6 +73,9 @@ export const GRAPHQL_FILTER_NAMES: FilterNames = {
   asset: 'filter.asset',
   from: 'filter.from',
   to: 'filter.to',
+  txHash: 'filter.txHash',
+  swapId: 'filter.swapId',
+  ids: 'filter.ids',
 };
 
 /**
@@ -93,6 +103,9 @@ export function orderFilterWhere(
   const to = filter.to == null ? undefined : asDate(filter.to, names.to);
   if (from && to && from > to) throw new BadRequestError(`${names.from} must not be later than ${names.to}`);
   if (from || to) and.push({ createdAt: { gte: from, lt: to } });
+  if (filter.ids != null) and.push({ id: { in: parseOrderIds(filter.ids, names.ids) } });
+  // Checked here with the rest; the store resolves them (orderLookup, OrderSet.lookup).
+  orderLookup(registry, filter, names);
   return and.length === 0 ? {} : { AND: and };
 }
 

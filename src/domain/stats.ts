@@ -1,5 +1,6 @@
 import { Decimal } from 'decimal.js';
 import type { Stage } from '../generated/prisma/client.ts';
+import type { BucketSums, StatsInterval } from './stats-series.ts';
 import type { Registry } from './registry/registry.ts';
 import { stageBucket, type StatusBucket } from './status/rule.ts';
 
@@ -74,6 +75,10 @@ export interface StatsStore {
   topChainPairs(limit: number): Promise<(RolledUp & { sourceChain: string; destChain: string })[]>;
   /** The source assets with the most orders (then volume), most first. */
   topAssets(limit: number): Promise<(RolledUp & { asset: string })[]>;
+  /** Per bucket (UTC hours or days) from `first` and stage: orders and volume (stats-series.ts). */
+  bucketSums(interval: StatsInterval, first: Date): Promise<BucketSums[]>;
+  /** Pending orders the clock has not made `expired` yet, by the bucket of their creation, from `first`. */
+  livePendingByBucket(interval: StatsInterval, first: Date, now: Date): Promise<{ bucket: Date; orders: string }[]>;
 }
 
 /**
@@ -137,6 +142,6 @@ export async function computeStats(store: StatsStore, registry: Registry, now: D
 }
 
 /** Exact decimal to a JSON number of dollars and cents: the only float conversion, at the very end. */
-function cents(value: Decimal): number {
+export function cents(value: Decimal): number {
   return value.toDecimalPlaces(2, Decimal.ROUND_HALF_UP).toNumber();
 }

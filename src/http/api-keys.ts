@@ -9,14 +9,33 @@ export function isOneOf(presented: string | undefined, keys: readonly (string | 
 }
 
 /**
+ * What a request's API key amounts to: `ok` (one of API_KEYS, or no keys configured), `missing` (no bearer
+ * token), or `unknown` (a token that is none of the keys), so a client with a mistyped key is told so.
+ */
+export type ApiKeyCheck = 'ok' | 'missing' | 'unknown';
+
+export function checkApiKey(request: Request | undefined, apiKeys: readonly string[]): ApiKeyCheck {
+  if (apiKeys.length === 0) return 'ok';
+  const token = bearerToken(request);
+  if (!token) return 'missing';
+  return isOneOf(token, apiKeys) ? 'ok' : 'unknown';
+}
+
+/** The 401 message for a refused key; `action` names what needed it ("this write", "this request"). */
+export function apiKeyMessage(check: Exclude<ApiKeyCheck, 'ok'>, action: string): string {
+  return check === 'unknown'
+    ? `unknown API key: ${action} needs Authorization: Bearer <API key> with one of the service's keys`
+    : `${action} needs Authorization: Bearer <API key>`;
+}
+
+/**
  * Writes (quotes, orders, claims) need `Authorization: Bearer <key>` when API_KEYS is set; reads
  * never do.
  */
 export function isWriterAllowed(request: Request | undefined, apiKeys: readonly string[]): boolean {
-  if (apiKeys.length === 0) return true;
-  return isOneOf(bearerToken(request), apiKeys);
+  return checkApiKey(request, apiKeys) === 'ok';
 }
 
-export function requireWriter(ctx: { canWrite: boolean }): void {
-  if (!ctx.canWrite) throw new UnauthenticatedError('this write needs Authorization: Bearer <API key>');
+export function requireWriter(ctx: { apiKey: ApiKeyCheck }): void {
+  if (ctx.apiKey !== 'ok') throw new UnauthenticatedError(apiKeyMessage(ctx.apiKey, 'this write'));
 }

@@ -1,7 +1,7 @@
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import type { GraphQLError, ValidationContext } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../domain/order-list.ts';
 import { costLimitRule, type CostModel } from './graphql-cost.ts';
 
@@ -54,8 +54,33 @@ export function graphqlLimitPlugins(options: { production: boolean }): Plugin[] 
   return [
     ...(armor.protect().plugins as Plugin[]),
     { onValidate: ({ addValidationRule }) => addValidationRule(costLimitRule(COST_MODEL)) },
-    // A GET with a query must carry this header (or be a preflighted request), so a cross-site
-    // <img>/<form> cannot run one with the user's cookies. Yoga's GraphiQL sends it.
-    useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
+    formPostCsrfPrevention(),
   ];
+}
+
+export const CSRF_HEADER = 'x-graphql-yoga-csrf';
+
+/**
+ * Keys are bearer tokens, never cookies, so a request a browser sends cross-site carries no credential:
+ * GET queries run without a CSRF header (default urql and Relay setups send queries as GET), and Yoga
+ * refuses a mutation over GET. A POST of a type a form can send (form, multipart, text/plain) still needs
+ * the header, and the message names it (README, For integrators).
+ */
+function formPostCsrfPrevention(): Plugin {
+  const csrf = useCSRFPrevention({ requestHeaders: [CSRF_HEADER] });
+  return {
+    onRequestParse(payload) {
+      if (payload.request.method === 'GET' || payload.request.method === 'HEAD') return;
+      try {
+        return csrf.onRequestParse?.(payload);
+      } catch {
+        throw createGraphQLError(
+          `a POST with content-type ${payload.request.headers.get('content-type')} needs the ${CSRF_HEADER} header; send application/json`,
+          {
+            extensions: { http: { status: 403 } },
+          },
+        );
+      }
+    },
+  };
 }

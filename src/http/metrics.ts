@@ -5,7 +5,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { ErrorCode } from '../domain/errors.ts';
 import { HTTP_STATUS } from './status.ts';
 import { errorCodeOf } from './envelope.ts';
-import { matchPath, routes } from '../rest/routes.ts';
+import { routeLabel, type RoutePatternOf } from './route-label.ts';
 
 /**
  * Prometheus metrics (README, Operations). One registry per app, so tests can run several apps in a
@@ -42,20 +42,16 @@ export interface Metrics {
    * document with its types on every request (as long as the document itself), so only a schema with
    * something to count pays for it.
    */
-  plugins(options: { graphqlEndpoint: string; servePath: string | undefined; countDeprecatedFields: boolean }): Plugin[];
+  plugins(options: {
+    graphqlEndpoint: string;
+    servePath: string | undefined;
+    countDeprecatedFields: boolean;
+    /** The REST route a path reaches, for the route label; the composition passes the route table's. */
+    routePatternOf: RoutePatternOf;
+  }): Plugin[];
 }
 
 const LATENCY_BUCKETS: [number, ...number[]] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-const FIXED_PATHS = new Set(['/health', '/ready', '/relayer/health', '/metrics', '/openapi.json', '/docs', '/docs/redoc.standalone.js']);
-
-/** A route label with bounded cardinality: the route table's pattern, never the concrete ids. */
-export function routeLabel(pathname: string, method: string, graphqlEndpoint: string): string {
-  if (pathname === graphqlEndpoint || FIXED_PATHS.has(pathname)) return pathname;
-  const wanted = method === 'HEAD' ? 'GET' : method;
-  const matching = routes.filter((route) => matchPath(route.path, pathname));
-  return (matching.find((route) => route.method === wanted) ?? matching[0])?.path ?? 'unmatched';
-}
-
 /** The code of an error response: the domain error's own, else the one code its status stands for. */
 function codeOfStatus(status: number): string {
   const codes = (Object.entries(HTTP_STATUS) as [ErrorCode, number][]).filter(([, s]) => s === status);
@@ -182,7 +178,7 @@ export function createMetrics(sources: MetricSources): Metrics {
     statsCache: (result) => statsCache.inc({ result }),
     redisFailure: (kind) => redisFailures.inc({ kind }),
     webhookAttempt: (endpoint, ok, latencyMs) => webhookLatency.observe({ endpoint, result: ok ? 'success' : 'failure' }, latencyMs / 1000),
-    plugins({ graphqlEndpoint, servePath, countDeprecatedFields }) {
+    plugins({ graphqlEndpoint, servePath, countDeprecatedFields, routePatternOf }) {
       const started = new WeakMap<Request, number>();
       const http: Plugin = {
         onRequest({ request, url, endResponse }) {
@@ -193,7 +189,7 @@ export function createMetrics(sources: MetricSources): Metrics {
         },
         onResponse({ request, response }) {
           const url = new URL(request.url);
-          const route = routeLabel(url.pathname, request.method, graphqlEndpoint);
+          const route = routeLabel(url.pathname, request.method, graphqlEndpoint, routePatternOf);
           const seconds = (performance.now() - (started.get(request) ?? performance.now())) / 1000;
           httpDuration.observe({ method: request.method, route, status_code: String(response.status) }, seconds);
           if (url.pathname !== graphqlEndpoint && response.status >= 400) {

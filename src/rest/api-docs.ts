@@ -1,19 +1,21 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'graphql-yoga';
+import { staticAssetsPlugin } from '../http/static-assets.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 import { schema } from '../schema/index.ts';
-import { buildOpenApi } from './openapi.ts';
+import { DOCS_CSP, DOCS_PATH, docsPage, OPENAPI_PATH, redocScript } from './docs-page.ts';
+import { buildOpenApi } from './openapi/document.ts';
 import { routes } from './routes.ts';
 
 /**
- * GET /openapi.json (the document src/rest/openapi.ts builds from the route table) and GET /docs, an API
+ * GET /openapi.json (the document src/rest/openapi/document.ts builds from the route table) and GET /docs, an API
  * reference rendered in the browser by Redoc. Redoc's script is served from its npm package: no CDN.
  */
 
-export const OPENAPI_PATH = '/openapi.json';
-export const DOCS_PATH = '/docs';
+export { DOCS_PATH, OPENAPI_PATH };
 const REDOC_SCRIPT_PATH = '/docs/redoc.standalone.js';
+const DOCS_DIR = fileURLToPath(new URL('dist/docs/', PROJECT_ROOT));
 
 let document: string | undefined;
 /** Built on first use: the schema and the routes do not change while the process runs. */
@@ -28,51 +30,34 @@ export function openApiDocument(): Record<string, unknown> {
   return JSON.parse(document) as Record<string, unknown>;
 }
 
-const DOCS_PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Order book REST API</title>
-<link rel="icon" href="data:,">
-<style>body { margin: 0; }</style>
-</head>
-<body>
-<div id="redoc"></div>
-<script src="${REDOC_SCRIPT_PATH}"></script>
-<script>
-  Redoc.init('${OPENAPI_PATH}', { hideDownloadButton: false, expandResponses: '200,201,202', jsonSampleExpandLevel: 3 }, document.getElementById('redoc'));
-</script>
-</body>
-</html>
-`;
+let redocText: string | undefined;
 
-let redocScript: string | undefined;
-function redoc(): string {
-  redocScript ??= readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8');
-  return redocScript;
-}
-
-export function apiDocsPlugin(): Plugin {
+/** The built pages (dist/docs: compressed, ETag, the script cached as immutable), or made here when not built. */
+export function apiDocsPlugin(docsDir = DOCS_DIR): Plugin {
+  const built = staticAssetsPlugin(DOCS_PATH, docsDir, { htmlHeaders: { 'content-security-policy': DOCS_CSP } });
   const answers: Record<string, () => Response> = {
     [OPENAPI_PATH]: () => {
       openApiDocument();
       return new Response(document, { headers: { 'content-type': 'application/json; charset=utf-8' } });
     },
     [DOCS_PATH]: () =>
-      new Response(DOCS_PAGE, {
-        headers: {
-          'content-type': 'text/html; charset=utf-8',
-          // Everything from this server: Redoc's footer would fetch its logo from Redocly's CDN otherwise.
-          'content-security-policy':
-            "default-src 'self'; script-src 'self' 'unsafe-inline' blob:; worker-src 'self' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:",
-        },
+      new Response(docsPage(REDOC_SCRIPT_PATH), {
+        headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': DOCS_CSP },
       }),
-    [REDOC_SCRIPT_PATH]: () =>
-      new Response(redoc(), { headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=86400' } }),
+    [REDOC_SCRIPT_PATH]: () => {
+      redocText ??= redocScript();
+      return new Response(redocText, {
+        headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=86400' },
+      });
+    },
   };
   return {
-    onRequest({ request, url, endResponse }) {
+    onRequest(payload) {
+      const { request, url, endResponse } = payload;
+      if (url.pathname !== OPENAPI_PATH && built.onRequest) {
+        built.onRequest(payload);
+        return;
+      }
       const answer = answers[url.pathname];
       if (answer && (request.method === 'GET' || request.method === 'HEAD')) endResponse(answer());
     },

@@ -145,6 +145,15 @@ const source = {
       }
     }
     ${WINDOW_FIELDS}`,
+  statsSeries: /* GraphQL */ `
+    query StatsSeries($interval: StatsInterval!, $last: Int!) {
+      stats {
+        series(interval: $interval, last: $last) {
+          start total_orders: totalOrders completed_orders: completedOrders cancelled_orders: cancelledOrders
+          volume_usd: volumeUsd
+        }
+      }
+    }`,
   createQuote: /* GraphQL */ `
     mutation CreateQuote($input: CreateQuoteInput!) { createQuote(input: $input) { ...QuoteFields } }
     ${QUOTE_FIELDS}`,

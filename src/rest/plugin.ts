@@ -1,15 +1,18 @@
 import type { Plugin } from 'graphql-yoga';
 import { NotFoundError } from '../domain/errors.ts';
 import { CodedError, toClientError } from '../http/client-error.ts';
-import { isWriterAllowed } from '../http/api-keys.ts';
+import { apiKeyMessage, checkApiKey } from '../http/api-keys.ts';
 import { bearerToken, keyMatches } from '../http/auth.ts';
 import type { Registry } from '../domain/registry/registry.ts';
 import type { OrdersStore } from '../db/orders-store.ts';
 import { envelope, envelopeJson, errorEnvelope, readJsonBody } from '../http/envelope.ts';
-import { matchPath, routes, type RunDocument } from './routes.ts';
+import type { RouteMatcher } from './route-matcher.ts';
+import type { RunDocument } from './route.ts';
 
 export interface RestOptions {
   graphqlEndpoint: string;
+  /** The route table's matcher (src/rest/routes.ts). */
+  routes: RouteMatcher;
   apiKeys: readonly string[];
   /** Escrow-event ingestion's key; unset, every event is refused. */
   watcherKey: string | undefined;
@@ -49,7 +52,7 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
     if (url.pathname === '/ready') return await allowOnlyAsync(request, ['GET'], options.ready);
     if (url.pathname === '/relayer/health') return await allowOnlyAsync(request, ['GET'], options.relayerHealth);
 
-    const matching = routes.map((route) => ({ route, params: matchPath(route.path, url.pathname) })).filter((m) => m.params !== undefined);
+    const matching = options.routes.matches(url.pathname);
     if (matching.length === 0) throw new NotFoundError(`no such path: ${request.method} ${url.pathname}`);
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     const match = matching.find((m) => m.route.method === method);
@@ -57,8 +60,10 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
       const allow = [...new Set(matching.map((m) => m.route.method))].join(', ');
       return envelope(405, `method ${request.method} is not allowed on ${url.pathname}; use ${allow}`, { allow }, respond);
     }
-    if (match.route.write && !isWriterAllowed(request, options.apiKeys)) {
-      return envelope(401, 'this write needs Authorization: Bearer <API key>', { 'www-authenticate': 'Bearer' }, respond);
+    const keyCheck = match.route.write ? checkApiKey(request, options.apiKeys) : 'ok';
+    if (keyCheck !== 'ok') {
+      const action = method === 'GET' ? 'this request' : 'this write';
+      return envelope(401, apiKeyMessage(keyCheck, action), { 'www-authenticate': 'Bearer' }, respond);
     }
     // The resolver checks the key too (GraphQL clients); here it comes before the body is read, as for writes.
     if (match.route.watcher && !keyMatches(bearerToken(request), options.watcherKey)) {
@@ -67,7 +72,7 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
     const body = match.route.body ? await readJsonBody(request) : undefined;
     const result = await match.route.handle(
       {
-        params: match.params!,
+        params: match.params,
         query: url.searchParams,
         body,
         registry: options.registry,

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { RequestReads } from '../db/replicas.ts';
+import type { RequestReads } from '../db/replicas/routing.ts';
 import type { RowStore } from '../db/row-store.ts';
 import type { Intent } from '../generated/prisma/client.ts';
 
@@ -10,7 +10,7 @@ export interface Loaders {
 }
 
 /**
- * Intents are read where the request's other reads go (a replica, src/db/replicas.ts); any the replica
+ * Intents are read where the request's other reads go (a replica, src/db/replicas/); any the replica
  * does not have yet (its order was read on the primary) come from the primary.
  */
 export function createLoaders(reads: RequestReads, primary: RowStore): Loaders {

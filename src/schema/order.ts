@@ -3,8 +3,17 @@ import { intentRead, withIntentsRead, type OrderKey } from '../db/row-store.ts';
 import { selects } from './selection.ts';
 import { requireWriter } from '../http/api-keys.ts';
 import { BadRequestError } from '../domain/errors.ts';
-import { MAX_LIMIT, orderFilterWhere, pageInfo, parseStatuses, parsePagination, type OrderFilterInput } from '../domain/order-list.ts';
+import {
+  GRAPHQL_FILTER_NAMES,
+  MAX_LIMIT,
+  orderFilterWhere,
+  pageInfo,
+  parseStatuses,
+  parsePagination,
+  type OrderFilterInput,
+} from '../domain/order-list.ts';
 import { parseInput } from '../domain/input.ts';
+import { MAX_IDS, orderLookup } from '../domain/order-lookup.ts';
 import { assertFound, createOrder, createOrderSchemaFor, orderIdOrNotFound, parseUserId, type CreatedOrder } from '../domain/orders.ts';
 import { ORDER_STATUSES, statusAt, type OrderStatus } from '../domain/status/rule.ts';
 import type { Intent as IntentRow, Order as OrderRow } from '../generated/prisma/client.ts';
@@ -83,6 +92,19 @@ const OrderFilter = builder.inputType('OrderFilter', {
     asset: t.string({ required: false, description: 'Source or destination asset id (chain:token).' }),
     from: t.field({ type: 'DateTime', required: false, description: 'created_at >= from' }),
     to: t.field({ type: 'DateTime', required: false, description: 'created_at < to' }),
+    txHash: t.string({
+      required: false,
+      description:
+        "Orders with this transaction as the create, claim, cancel or bridge transaction of either intent. 0x-hex in any letter case; other chains' hashes in their own format (a Bitcoin txid, a Solana signature).",
+    }),
+    swapId: t.string({
+      required: false,
+      description: 'The order whose source or destination intent has this swap id (64 hex, optional 0x).',
+    }),
+    ids: t.stringList({
+      required: false,
+      description: `These orders, at most ${MAX_IDS}. Unknown ids, and ids that cannot exist, are simply absent.`,
+    }),
   }),
 });
 
@@ -144,6 +166,7 @@ builder.queryFields((t) => ({
       const now = ctx.now();
       const set: OrderSet = {
         where: orderFilterWhere(ctx.registry, filter, now),
+        lookup: orderLookup(ctx.registry, filter, GRAPHQL_FILTER_NAMES),
         now,
         statuses: keys.length === 0 ? 'all' : keys.length === 1 && filter.status ? parseStatuses(filter.status) : undefined,
       };
@@ -182,14 +205,16 @@ builder.queryFields((t) => ({
           if (value != null && (value < 0 || value > MAX_LIMIT)) throw new BadRequestError(`${size} must be from 0 to ${MAX_LIMIT}`);
         }
         const now = ctx.now();
-        const filter = orderFilterWhere(ctx.registry, filterInput(args.filter), now);
+        const input = filterInput(args.filter);
+        const filter = orderFilterWhere(ctx.registry, input, now);
+        const lookup = orderLookup(ctx.registry, input, GRAPHQL_FILTER_NAMES);
         const userId = args.userId == null ? undefined : parseUserId(args.userId);
         const set: OrderSet =
           userId === undefined
-            ? { where: filter, now }
-            : Object.keys(filter).length === 0
+            ? { where: filter, lookup, now }
+            : Object.keys(filter).length === 0 && !lookup
               ? { where: { userId }, now, userId }
-              : { where: { AND: [filter, { userId }] }, now };
+              : { where: { AND: [filter, { userId }] }, lookup, now };
         return ctx.orders.keysetPage(set, keysetRange(query), { withIntents: selects(info, ['edges', 'node'], INTENT_FIELDS) });
       },
     },

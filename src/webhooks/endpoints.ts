@@ -5,7 +5,7 @@ import { intInRange, missingOr, object, parseField, parseInput, text } from '../
 import type { Registry } from '../domain/registry/registry.ts';
 import type { WebhookEndpoint } from '../generated/prisma/client.ts';
 import { bearerToken } from '../http/auth.ts';
-import { isOneOf } from '../http/api-keys.ts';
+import { apiKeyMessage, isOneOf, type ApiKeyCheck } from '../http/api-keys.ts';
 import { WEBHOOK_EVENT_TYPES, newId } from '../domain/webhook-events.ts';
 import type { WebhookEndpointsStore } from '../db/webhook-endpoints-store.ts';
 import { urlProblem } from './target.ts';
@@ -26,8 +26,8 @@ export function webhookOwner(request: Request | undefined, apiKeys: readonly str
   return createHash('sha256').update(token).digest('hex');
 }
 
-export function requireOwner(owner: string | undefined): string {
-  if (!owner) throw new UnauthenticatedError('webhooks need Authorization: Bearer <API key>');
+export function requireOwner(owner: string | undefined, apiKey: ApiKeyCheck = 'missing'): string {
+  if (!owner) throw new UnauthenticatedError(apiKeyMessage(apiKey === 'unknown' ? 'unknown' : 'missing', 'managing webhooks'));
   return owner;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The floor: the bench's read paths with nothing but node:http and pg, returning byte for byte the body the
- * service returns for the same request (test/bench-floor.test.ts compares them), so a ratio compares equal work.
+ * service returns for the same request (test/bench-floor-matches-service.test.ts compares them), so a ratio compares equal work.
  * None of the service's checks, limits, logging or GraphQL layer: each request is one SQL statement in which
  * PostgreSQL builds the JSON (row_to_json, compact, keys in column order), and Node only wraps it. The create
  * path's floor is pgbench (./create.pgbench.sql), not this server.

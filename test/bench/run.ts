@@ -3,7 +3,7 @@
  * book of a million orders, in one run, at 10 and at 32 connections (README, Performance).
  *
  * - The read floor (./floor.ts) returns byte for byte the body the service returns for the same request
- *   (test/bench-floor.test.ts); the bench checks that again here, on the bench's own database, before it measures.
+ *   (test/bench-floor-matches-service.test.ts); the bench checks that again here, on the bench's own database, before it measures.
  * - The create floor is pgbench over the statements the service sends for a quote and its order (./create-floor.ts).
  * - The peer is PostGraphile 4 (./postgraphile.ts).
  * - User pages are full: users with at least 100 orders (seed them with `--even-users`, see README).
@@ -20,288 +20,33 @@
  * 1000000), BENCH_ONLY (measure only the paths whose name contains one of these comma-separated texts),
  * BENCH_EXPLAIN=1 (end with EXPLAIN of every statement of each hot path), BENCH_TRACE (print each cold /stats time).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, connect, type AddressInfo } from 'node:net';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { loadConfig } from '../../src/config.ts';
-import { openPostgres } from '../../src/db/database.ts';
-import { createLogger } from '../../src/logger.ts';
-import { createRuntime } from '../../src/runtime.ts';
 import { capturePairScript, PGBENCH, quoteThenOrder, runPgbench, writePairScript } from './create-floor.ts';
 import { explainHotPaths } from './explain.ts';
 import { FLOOR_DOCUMENTS, serviceCursor } from './floor.ts';
-import { freePort } from '../support/server-process.ts';
-import { NODE_FLAGS, SERVICE_ENV, serverEnv } from './node-flags.ts';
+import { type Figures, get, graphql, inTurns, load, loadFor, type Request, sample, sequential, type Target } from './load.ts';
+import { NODE_FLAGS, SERVICE_ENV } from './node-flags.ts';
+import { start, stopAll } from './processes.ts';
+import { Q } from './queries.ts';
+import {
+  DATABASE_URL,
+  FULL_USER_ORDERS,
+  LEVELS,
+  MIN_FULL_USERS,
+  MIN_ORDERS,
+  ONLY,
+  PGBENCH_CLIENTS,
+  SECONDS,
+  STATS_TARGET_MS,
+} from './settings.ts';
+import { countStatements } from './statements.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bench';
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const LEVELS = (process.env.BENCH_CONNECTIONS ?? '10,32').split(',').map(Number);
-const MIN_ORDERS = Number(process.env.BENCH_MIN_ORDERS ?? 1_000_000);
-const ONLY = process.env.BENCH_ONLY?.split(',').filter(Boolean);
-/** Users with at least this many orders: their first pages of 20 are full, and a page of 100 is too. */
-const FULL_USER_ORDERS = 100;
-const MIN_FULL_USERS = Number(process.env.BENCH_MIN_FULL_USERS ?? 200);
-const PGBENCH_CLIENTS = 8;
-const STATS_TARGET_MS = 100;
 /** How deep the keyset page starts: 100,000 orders, or half of a smaller book. */
 let DEEP_OFFSET = 100_000;
 
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Processes
-
-const children: ChildProcess[] = [];
-
-interface Started {
-  port: number;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-
-async function start(name: string, script: string, env: Record<string, string> = {}): Promise<Started> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', script], {
-    cwd: ROOT,
-    env: serverEnv(DATABASE_URL, port, env),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
-  children.push(child);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}): ${stderr.slice(-2000)}`);
-    // Any answer means it listens (PostGraphile has no /health).
-    const up = await fetch(`http://127.0.0.1:${port}/health`).then(
-      () => true,
-      () => false,
-    );
-    if (up) break;
-    if (Date.now() > deadline) throw new Error(`${name} did not start within 90 s: ${stderr.slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return {
-    port,
-    child,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
-function stopAll(): void {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-}
-process.on('exit', stopAll);
-process.on('SIGINT', () => process.exit(130));
-
-// ---------------------------------------------------------------------------------------------
-// Load
-
-type Request = autocannon.Request;
-const graphqlErrors: string[] = [];
-
-/** A closed-loop load of `connections` for `seconds`, no warm-up; every answer must be 2xx. */
-async function loadFor(port: number, requests: Request[], connections: number, seconds: number): Promise<Figures> {
-  const result = await autocannon({ url: `http://127.0.0.1:${port}`, connections, duration: seconds, requests });
-  if (graphqlErrors.length > 0) throw new Error(`port ${port}: ${graphqlErrors.length} GraphQL errors, first: ${graphqlErrors[0]}`);
-  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
-    throw new Error(`port ${port} ${requests[0]?.path}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
-  }
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
-}
-
-/** SECONDS of load after a 2 s warm-up. */
-async function load(port: number, requests: Request[], connections: number): Promise<Figures> {
-  await loadFor(port, requests, connections, 2);
-  return loadFor(port, requests, connections, SECONDS);
-}
-
-/** A server and the load it is measured with. */
-interface Target {
-  port: number;
-  requests: () => Request[];
-}
-
-/**
- * The service and the server its ratio is taken against, measured in turns: each warmed up for 2 s, then
- * SECONDS/2 each in the order service, other, other, service. Whatever else the machine does meanwhile (autovacuum,
- * a checkpoint, a neighbour) then falls on both alike, where one after the other it fell on whichever ran at the
- * time. Each side's rate is the mean of its two turns; p50 the mean, p99 the higher of its two.
- */
-async function inTurns(ours: Target, other: Target, connections: number): Promise<[Figures, Figures]> {
-  const half = SECONDS / 2;
-  const turn = (t: Target) => loadFor(t.port, t.requests(), connections, half);
-  await loadFor(ours.port, ours.requests(), connections, 2);
-  await loadFor(other.port, other.requests(), connections, 2);
-  const a1 = await turn(ours);
-  const b1 = await turn(other);
-  const b2 = await turn(other);
-  const a2 = await turn(ours);
-  const both = (x: Figures, y: Figures): Figures => ({ rps: (x.rps + y.rps) / 2, p50: (x.p50 + y.p50) / 2, p99: Math.max(x.p99, y.p99) });
-  return [both(a1, a2), both(b1, b2)];
-}
-
-/** One request at a time, `count` times, `gapMs` apart: latency of what a cache does not hide. */
-async function sequential(url: string, count: number, gapMs: number): Promise<Figures> {
-  const times: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const started = performance.now();
-    const reply = await fetch(url);
-    if (!reply.ok) throw new Error(`${url}: ${reply.status} ${await reply.text()}`);
-    await reply.arrayBuffer();
-    const elapsed = performance.now() - started;
-    times.push(elapsed);
-    if (process.env.BENCH_TRACE) console.log(`    ${url}: ${elapsed.toFixed(1)} ms`);
-    await new Promise((r) => setTimeout(r, gapMs));
-  }
-  times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
-  return { rps: 1000 / (times.reduce((a, b) => a + b, 0) / times.length), p50: at(0.5), p99: at(0.99) };
-}
-
-const get = (path: () => string): Request => ({ method: 'GET', path: path(), setupRequest: (req) => ({ ...req, path: path() }) });
-
-const graphql = (query: string, variables: () => Record<string, unknown>): Request => ({
-  method: 'POST',
-  path: '/graphql',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ query, variables: variables() }),
-  setupRequest: (req) => ({ ...req, body: JSON.stringify({ query, variables: variables() }) }),
-  // A GraphQL error comes with a 200: count it, and fail the measurement.
-  onResponse: (status, body) => {
-    if (status === 200 && body.includes('"errors"')) graphqlErrors.push(body.slice(0, 500));
-  },
-});
-
-/** The body one request gets, as bytes (a sample for the report, and for the equal-bytes check). */
-async function sample(port: number, request: Request): Promise<string> {
-  const init: RequestInit = { method: request.method, headers: request.headers as Record<string, string> };
-  if (request.body) init.body = request.body as string;
-  const reply = await fetch(`http://127.0.0.1:${port}${request.path}`, init);
-  const text = await reply.text();
-  if (!reply.ok) throw new Error(`${request.method} ${request.path} on ${port}: ${reply.status} ${text.slice(0, 300)}`);
-  return text;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Statements on the wire: a proxy in front of PostgreSQL counts what clients execute
-
-/**
- * Counts Bind (extended protocol: one per statement executed) and Query (simple protocol) messages
- * from clients to PostgreSQL, passing every byte through unchanged.
- */
-async function statementCounter(target: URL) {
-  let statements = 0;
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    let buffered = Buffer.alloc(0);
-    let started = false;
-    client.on('data', (chunk: Buffer) => {
-      upstream.write(chunk);
-      buffered = Buffer.concat([buffered, chunk]);
-      for (;;) {
-        if (!started) {
-          // The startup message (and an SSLRequest before it) has a length but no type byte.
-          if (buffered.length < 8) break;
-          const length = buffered.readInt32BE(0);
-          if (buffered.length < length) break;
-          const code = buffered.readInt32BE(4);
-          buffered = buffered.subarray(length);
-          if (code !== 80877103) started = true;
-          continue;
-        }
-        if (buffered.length < 5) break;
-        const length = buffered.readInt32BE(1);
-        if (buffered.length < length + 1) break;
-        const type = String.fromCharCode(buffered[0]!);
-        if (type === 'B' || type === 'Q') statements++;
-        buffered = buffered.subarray(length + 1);
-      }
-    });
-    upstream.on('data', (chunk) => client.write(chunk));
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-    upstream.on('error', () => client.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(target.href);
-  url.hostname = '127.0.0.1';
-  url.port = String((server.address() as AddressInfo).port);
-  return { url: url.href, count: () => statements, close: () => new Promise((resolve) => server.close(resolve)) };
-}
-
-/** Statements the service sends for each request, the app in-process over the counting proxy (no background work started). */
-async function countStatements(
-  requests: { name: string; path: string; body?: unknown }[],
-): Promise<{ name: string; statements: number }[]> {
-  const counter = await statementCounter(new URL(DATABASE_URL));
-  const db = await openPostgres({ url: counter.url });
-  const config = loadConfig({ DATABASE_URL: counter.url, NODE_ENV: 'production', LOG_LEVEL: 'silent' });
-  const runtime = createRuntime({ config, db, logger: createLogger('silent') });
-  const out: { name: string; statements: number }[] = [];
-  try {
-    const send = async (r: { path: string; body?: unknown }) => {
-      const reply = await runtime.app.fetch(`http://bench${r.path}`, {
-        method: r.body === undefined ? 'GET' : 'POST',
-        headers: r.body === undefined ? {} : { 'content-type': 'application/json' },
-        body: r.body === undefined ? undefined : JSON.stringify(r.body),
-      });
-      const text = await reply.text();
-      if (!reply.ok || text.includes('"errors"')) throw new Error(`${r.path}: ${reply.status} ${text.slice(0, 300)}`);
-    };
-    for (const r of requests) {
-      await send(r); // warm: first-use statements (registry, plans) are not the page's
-      const before = counter.count();
-      await send(r);
-      out.push({ name: r.name, statements: counter.count() - before });
-    }
-  } finally {
-    await runtime.stop();
-    await db.close();
-    await counter.close();
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The work
-
-const INTENT = `swapId chain asset tokenAddress creator recipient amount commitmentHash commitment cancelAfter
-  registryAddress createTxHash createBlockNumber createTimestamp claimTxHash claimBlockNumber claimTimestamp
-  cancelTxHash cancelBlockNumber cancelTimestamp l1Hop hopBridgeFactory hopDestBlockchainId hopRecipient hopFeeToken
-  hopRelayerFee finalChain finalTokenAddress bridgeTxHash createdAt updatedAt`;
-const PEER_ORDER = `id userId quoteId stage sourceTokenPrice destTokenPrice feeBips createdAt updatedAt
-  intentBySourceSwapIdAndCreatedAt { ${INTENT} } intentByDestinationSwapIdAndCreatedAt { ${INTENT} }`;
-const OURS_ORDER = `orderId userId quoteId status sourceTokenPrice destTokenPrice feeBips createdAt updatedAt
-  sourceIntent { ${INTENT} } destinationIntent { ${INTENT} }`;
-
-const Q = {
-  peerUserPage: `query($u: String!) { allOrders(condition: { userId: $u }, orderBy: [CREATED_AT_DESC, ID_DESC], first: 20) {
-    totalCount nodes { ${PEER_ORDER} } } }`,
-  oursStatusPage: `query { orders(filter: { status: [COMPLETED] }, limit: 20) { total data { ${OURS_ORDER} } } }`,
-  peerStatusPage: `query { allOrders(condition: { stage: COMPLETED }, orderBy: [CREATED_AT_DESC, ID_DESC], first: 20) {
-    totalCount nodes { ${PEER_ORDER} } } }`,
-  peerKeyset: `query($after: Cursor!) { allOrders(orderBy: [CREATED_AT_DESC, ID_DESC], first: 20, after: $after) {
-    nodes { ${PEER_ORDER} } pageInfo { endCursor } } }`,
-  oursKeyset100: `query($after: String!) { ordersConnection(first: 100, after: $after) { edges { node { ${OURS_ORDER} } } pageInfo { endCursor } } }`,
-  oursKeyset1: `query($after: String!) { ordersConnection(first: 1, after: $after) { edges { node { ${OURS_ORDER} } } pageInfo { endCursor } } }`,
-};
-
-// ---------------------------------------------------------------------------------------------
 // Report
 
 type Against = 'floor' | 'peer' | 'pgbench' | 'one worker';
@@ -362,8 +107,6 @@ function report(rows: Row[]): void {
     console.log([...parts, `${verdict}${row.note ? `; ${row.note}` : ''}`].join('\n'));
   }
 }
-
-// ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
   const db = new pg.Client({ connectionString: DATABASE_URL });

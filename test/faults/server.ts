@@ -8,7 +8,7 @@ import { pgTarget } from '../../src/db/database.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import type { Json } from '../support/app.ts';
 import { USER_BTC, USER_EVM } from '../support/fixtures.ts';
-import { createDatabase, type TestPostgresDatabase } from '../support/postgres-setup.ts';
+import { createDatabase, testDbPrefix, type TestPostgresDatabase } from '../support/postgres-setup.ts';
 import { redisAnswers } from '../support/redis.ts';
 import { freePort, startServer as startServerProcess, type ServerProcess } from '../support/server-process.ts';
 
@@ -21,7 +21,7 @@ export function startServer(env: Record<string, string>): Promise<ServerProcess>
 
 /** A migrated PostgreSQL database of its own, dropped by the returned function. */
 export function freshDatabase(): Promise<TestPostgresDatabase> {
-  return createDatabase({ prefix: 'obg_fault', migrate: true });
+  return createDatabase({ prefix: `${testDbPrefix()}_fault`, migrate: true });
 }
 
 const cluster = () => readdirSync('/etc/postgresql')[0]!;

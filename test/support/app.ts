@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { test as base } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import type { Database } from '../../src/db/database.ts';
+import type { Database, PostgresOptions } from '../../src/db/database.ts';
 import { memoryStatsCache, type StatsCache } from '../../src/domain/stats-cache.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import { openTestDatabase } from './database.ts';
@@ -26,6 +26,9 @@ export class TestClock {
   now = () => new Date(this.current);
   advance(seconds: number) {
     this.current = new Date(this.current.getTime() + seconds * 1000);
+  }
+  set(at: Date) {
+    this.current = new Date(at);
   }
 }
 
@@ -59,6 +62,8 @@ export interface GqlReply {
 export interface TestAppOptions {
   env?: Record<string, string>;
   onQuery?: (sql: string) => void;
+  /** Short PostgreSQL timeouts for a database opened for this app (PGlite has none). */
+  databaseTimeouts?: PostgresOptions['timeouts'];
   /** Share one database between several app instances. */
   db?: Database;
   statsCache?: StatsCache;
@@ -68,7 +73,7 @@ export interface TestAppOptions {
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', WATCHER_KEY, ...options.env });
-  const db = options.db ?? (await openTestDatabase({ onQuery: options.onQuery }));
+  const db = options.db ?? (await openTestDatabase({ onQuery: options.onQuery, timeouts: options.databaseTimeouts }));
   const clock = new TestClock();
   const statsCache = options.statsCache ?? memoryStatsCache(config.statsCacheSeconds, () => clock.now().getTime());
   const logger = options.logger ?? pino({ level: 'silent' });
@@ -123,15 +128,58 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
 }
 
 /**
+ * Opens a further app; see `apps` on the suite's `it`. `freshDatabase` gives it a database of its own (closed
+ * with it) instead of the file's, for a test that counts every row or every statement.
+ */
+export type OpenApp = (options?: TestAppOptions & { freshDatabase?: boolean }) => Promise<TestApp>;
+
+/**
  * The suite's `it`: a test (or `it.beforeAll`) that asks for `t` gets the file's test app, made once per
  * file (vitest's file-scoped fixture) and closed after the file's last test. A file that needs other options
  * says so once, at its top: `it.override('appOptions', { env: { ... } })` (a value, or a file-scoped
- * function for options that need setting up, such as a seeded database).
+ * function for options that need setting up, such as a Redis connection).
+ *
+ * `db` is the file's database, the one `t` runs on: a file that seeds it before the app starts asks for it in
+ * `it.beforeAll(async ({ db }) => …)`, since `t` is made when a test first asks for it. `apps` opens further
+ * apps, by default on the same database (several instances, or other settings beside `t`'s), each closed after
+ * the file's last test (or earlier, by `close()`): `const other = await apps({ env: { ... } })`. `clock` is `t`'s clock for one test:
+ * the test moves it freely and it is back where it was for the next test.
  */
 export const it = base
   .extend('appOptions', { scope: 'file' }, {} as TestAppOptions)
-  .extend('t', { scope: 'file' }, async ({ appOptions }, { onCleanup }) => {
-    const t = await createTestApp(appOptions);
+  .extend('db', { scope: 'file' }, async ({ appOptions }, { onCleanup }): Promise<Database & { url?: string }> => {
+    // A database the options bring belongs to whoever opened it.
+    if (appOptions.db) return appOptions.db;
+    const opened = await openTestDatabase({ onQuery: appOptions.onQuery, timeouts: appOptions.databaseTimeouts });
+    // Closing twice is a no-op, so a test may close the database under its app (test/errors.test.ts).
+    let closing: Promise<void> | undefined;
+    const db: Database & { url?: string } = { ...opened, close: () => (closing ??= opened.close()) };
+    onCleanup(() => db.close());
+    return db;
+  })
+  .extend('t', { scope: 'file' }, async ({ appOptions, db }, { onCleanup }) => {
+    const t = await createTestApp({ ...appOptions, db });
     onCleanup(() => t.close());
     return t;
+  })
+  .extend('apps', { scope: 'file' }, async ({ db }, { onCleanup }): Promise<OpenApp> => {
+    const opened: TestApp[] = [];
+    // Apps close before the database they share (this fixture depends on `db`).
+    onCleanup(async () => {
+      for (const app of opened.reverse()) await app.close();
+    });
+    return async ({ freshDatabase, ...options } = {}) => {
+      const app = await createTestApp(freshDatabase ? options : { db, ...options });
+      // Closing twice is a no-op, so a suite may close its apps early (before the Redis they use, say).
+      let closing: Promise<void> | undefined;
+      const close = app.close;
+      app.close = () => (closing ??= close());
+      opened.push(app);
+      return app;
+    };
+  })
+  .extend('clock', async ({ t }, { onCleanup }) => {
+    const start = t.clock.now();
+    onCleanup(() => t.clock.set(start));
+    return t.clock;
   });

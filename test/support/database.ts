@@ -1,5 +1,5 @@
 import { inject } from 'vitest';
-import { openPglite, openPostgres, type Database, type PostgresOptions } from '../../src/db/database.ts';
+import { openPglite, openPostgres, type Database, type PostgresOptions, type QueryListener } from '../../src/db/database.ts';
 import { createDatabase, type TestPostgresDatabase } from './postgres-setup.ts';
 
 /** Which database this test project runs on: the suite runs once on each. */
@@ -10,7 +10,7 @@ export const TEST_DB = (process.env.TEST_DB ?? 'pglite') as 'pglite' | 'postgres
  * database cloned from the run's template.
  */
 export async function openTestDatabase(
-  options: { onQuery?: (sql: string) => void; timeouts?: PostgresOptions['timeouts'] } = {},
+  options: { onQuery?: QueryListener; timeouts?: PostgresOptions['timeouts'] } = {},
 ): Promise<Database & { url?: string }> {
   if (TEST_DB === 'pglite') return openPglite(undefined, options.onQuery);
   const database = await cloneTemplate();

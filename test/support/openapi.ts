@@ -1,8 +1,9 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { openApiDocument } from '../../src/rest/api-docs.ts';
-import { openApiPath } from '../../src/rest/openapi.ts';
-import { matchPath, routes } from '../../src/rest/routes.ts';
+import { openApiPath } from '../../src/rest/openapi/operations.ts';
+import { routeMatcher } from '../../src/rest/route-matcher.ts';
+import { routes } from '../../src/rest/routes.ts';
 
 /**
  * Every REST answer the suite receives (test/support/app.ts) is checked against /openapi.json: a status the
@@ -28,10 +29,11 @@ function validatorFor(schema: unknown): ValidateFunction {
 }
 
 const FIXED = ['/health', '/ready', '/relayer/health'];
+const matcher = routeMatcher(routes);
 
 function documentPath(pathname: string): string | undefined {
   if (FIXED.includes(pathname)) return pathname;
-  const route = routes.find((r) => matchPath(r.path, pathname));
+  const route = matcher.matches(pathname)[0]?.route;
   return route && openApiPath(route.path);
 }
 

@@ -17,8 +17,26 @@ declare module 'vitest' {
   }
 }
 
+/**
+ * The names of a run's databases: TEST_DB_PREFIX (default `obg`), then the run's own time and random part,
+ * so runs sharing a server (CI jobs, several checkouts) can be told apart and cleaned up by prefix.
+ */
+export function runPrefix(env: Record<string, string | undefined> = process.env): string {
+  return `${testDbPrefix(env)}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+}
+
+/** TEST_DB_PREFIX, checked: the start of every database name the tests create. */
+export function testDbPrefix(env: Record<string, string | undefined> = process.env): string {
+  const base = env.TEST_DB_PREFIX || 'obg';
+  // Lower case, so PostgreSQL keeps the unquoted name as written; short, so the longest name fits in 63 bytes.
+  if (!/^[a-z_][a-z0-9_]{0,29}$/.test(base)) {
+    throw new Error('TEST_DB_PREFIX must be 1 to 30 characters of a-z, 0-9 and _, not starting with a digit');
+  }
+  return base;
+}
+
 export default async function setup(project: TestProject) {
-  const prefix = `obg_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const prefix = runPrefix();
   const template = await createDatabase({ name: `${prefix}_tpl`, migrate: true });
   project.provide('pgTemplate', template.name);
   project.provide('pgRunPrefix', prefix);
@@ -58,7 +76,7 @@ export interface TestPostgresDatabase {
 export async function createDatabase(
   options: { name?: string; prefix?: string; template?: string; migrate?: boolean } = {},
 ): Promise<TestPostgresDatabase> {
-  const name = options.name ?? `${options.prefix ?? 'obg_test'}_${randomBytes(4).toString('hex')}`;
+  const name = options.name ?? `${options.prefix ?? runPrefix()}_${randomBytes(4).toString('hex')}`;
   await asAdmin(`CREATE DATABASE ${name}${options.template ? ` TEMPLATE ${options.template}` : ''}`);
   if (options.migrate) {
     const client = new pg.Client({ connectionString: urlFor(name) });

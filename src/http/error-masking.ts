@@ -1,0 +1,37 @@
+import { PothosValidationError } from '@pothos/core';
+import { GraphQLError } from 'graphql';
+import type { Logger } from 'pino';
+import { toClientError } from './client-error.ts';
+
+/**
+ * Only client errors (src/http/client-error.ts) reach clients with their message; GraphQL's own
+ * errors (syntax, validation) pass as they are; anything else is logged and masked.
+ */
+export function maskError(error: unknown, message: string, logger: Logger): Error {
+  if (error instanceof GraphQLError && !error.originalError) return error;
+  // A variable a scalar could not parse (its parser threw): the client's input, not our failure.
+  if (error instanceof GraphQLError && !error.path && error.message.startsWith('Variable "$')) {
+    return new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_REQUEST' } });
+  }
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  // plugin-relay's decoding of a cursor the client made up or mangled.
+  if (original instanceof PothosValidationError && /cursor/i.test(original.message)) {
+    const gqlError = error instanceof GraphQLError ? error : undefined;
+    return new GraphQLError('after and before must be cursors this API returned (edges.cursor, pageInfo.startCursor or endCursor)', {
+      nodes: gqlError?.nodes,
+      path: gqlError?.path,
+      extensions: { code: 'BAD_REQUEST' },
+    });
+  }
+  const client = toClientError(original);
+  if (client.code === 'INTERNAL') {
+    logger.error({ err: original }, 'internal error in a resolver');
+    return new GraphQLError(message, { extensions: { code: 'INTERNAL' } });
+  }
+  if (client.code === 'UNAVAILABLE') {
+    logger.warn({ err: (original as Error)?.message }, 'database unavailable');
+    return new GraphQLError(client.message, { extensions: { code: client.code } });
+  }
+  const gqlError = error instanceof GraphQLError ? error : undefined;
+  return new GraphQLError(client.message, { nodes: gqlError?.nodes, path: gqlError?.path, extensions: { code: client.code } });
+}

@@ -1,0 +1,53 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { freePort } from '../support/server-process.ts';
+import { NODE_FLAGS, serverEnv } from './node-flags.ts';
+import { DATABASE_URL, ROOT } from './settings.ts';
+
+/** The servers a run measures, as child processes stopped when the run ends. */
+
+export const children: ChildProcess[] = [];
+
+export interface Started {
+  port: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function start(name: string, script: string, env: Record<string, string> = {}): Promise<Started> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', script], {
+    cwd: ROOT,
+    env: serverEnv(DATABASE_URL, port, env),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+  children.push(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}): ${stderr.slice(-2000)}`);
+    // Any answer means it listens (PostGraphile has no /health).
+    const up = await fetch(`http://127.0.0.1:${port}/health`).then(
+      () => true,
+      () => false,
+    );
+    if (up) break;
+    if (Date.now() > deadline) throw new Error(`${name} did not start within 90 s: ${stderr.slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    port,
+    child,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export function stopAll(): void {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+}
+process.on('exit', stopAll);
+process.on('SIGINT', () => process.exit(130));

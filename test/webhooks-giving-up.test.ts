@@ -1,0 +1,105 @@
+import { describe, expect } from 'vitest';
+import { createTestApp, it } from './support/app.ts';
+import { makeOrder } from './support/fixtures.ts';
+import { FAST, Receiver, register, sleep, until } from './support/webhook-receiver.ts';
+
+/** Webhook deliveries that keep failing: the retry window, disabling an endpoint, and the outbox sweep. */
+
+let receiver: Receiver;
+it.override('appOptions', { env: FAST });
+it.afterEach(async ({ t }) => {
+  await receiver?.close();
+  for (const endpoint of (await t.rest('GET', '/webhooks')).body.result) await t.rest('DELETE', `/webhooks/${endpoint.id}`);
+  // Deliveries of earlier tests are gone with their endpoints; events already fanned out stay behind.
+  await t.runtime.webhooks.tick();
+});
+
+describe('giving up', () => {
+  async function failingApp(env: Record<string, string>) {
+    receiver = await new Receiver().start();
+    receiver.answer = (_n, res) => void res.writeHead(500).end('down');
+    const app = await createTestApp({ env: { ...FAST, ...env } });
+    const { id } = await register(app, receiver.url);
+    await makeOrder(app, {}, 'lena');
+    return { app, id };
+  }
+
+  it("fails a delivery after the retry window, its last attempt at the window's end", async () => {
+    const { app, id } = await failingApp({ WEBHOOK_RETRY_FOR_SECONDS: '1' });
+    try {
+      const deliveries = async () => (await app.rest('GET', `/webhooks/${id}/deliveries`)).body.result;
+      const end = Date.now() + 15_000;
+      while ((await deliveries())[0]?.state !== 'failed' && Date.now() < end) {
+        await app.runtime.webhooks.tick();
+        await sleep(50);
+      }
+      const [delivery] = await deliveries();
+      expect(delivery.state).toBe('failed');
+      expect(delivery.attempts).toBeGreaterThan(2);
+      const last = delivery.attempt_log.at(-1);
+      expect(Date.parse(last.started_at) - Date.parse(delivery.created_at)).toBeGreaterThanOrEqual(1_000);
+      expect(Date.parse(last.started_at) - Date.parse(delivery.created_at)).toBeLessThan(3_000);
+      const attempts = receiver.received.length;
+      await app.runtime.webhooks.tick();
+      expect(receiver.received).toHaveLength(attempts);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('disables an endpoint failing too long, says why, and a redelivery enables it again', async () => {
+    const { app, id } = await failingApp({ WEBHOOK_DISABLE_AFTER_SECONDS: '1' });
+    try {
+      const endpoint = async () => (await app.rest('GET', '/webhooks')).body.result[0];
+      const end = Date.now() + 15_000;
+      while ((await endpoint()).enabled && Date.now() < end) {
+        await app.runtime.webhooks.tick();
+        await sleep(50);
+      }
+      const disabled = await endpoint();
+      expect(disabled.enabled).toBe(false);
+      expect(disabled.disabled_reason).toMatch(/^every attempt failed since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ; last: HTTP 500$/);
+      // Nothing is sent to a disabled endpoint, and events meanwhile are not queued for it.
+      const before = receiver.received.length;
+      await makeOrder(app, {}, 'lena');
+      await app.runtime.webhooks.tick();
+      await sleep(100);
+      await app.runtime.webhooks.tick();
+      expect(receiver.received).toHaveLength(before);
+      receiver.answer = (_n, res) => void res.end();
+      const [delivery] = (await app.rest('GET', `/webhooks/${id}/deliveries`)).body.result;
+      expect((await app.rest('POST', `/webhooks/${id}/deliveries/${delivery.id}/redeliver`)).status).toBe(202);
+      await until(app, () => receiver.received.length >= before + 1);
+      expect((await endpoint()).enabled).toBe(true);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('outbox', () => {
+  it('drops events no endpoint wanted a day after their fan-out, and keeps those with deliveries', async () => {
+    const app = await createTestApp({ env: FAST });
+    receiver = await new Receiver().start();
+    try {
+      await makeOrder(app, {}, 'unheard');
+      await app.runtime.webhooks.tick();
+      await register(app, receiver.url);
+      await makeOrder(app, {}, 'heard');
+      await until(app, () => receiver.received.length >= 1);
+      const count = () => app.db.prisma.webhookEvent.count();
+      expect(await count()).toBe(2);
+      await app.runtime.webhooks.sweep();
+      expect(await count()).toBe(2);
+      app.clock.advance(25 * 3600);
+      await app.runtime.webhooks.sweep();
+      // Both orders expired meanwhile (the sweep wrote those events, not yet fanned out); of the creation
+      // events, the one no endpoint wanted is gone.
+      const created = await app.db.prisma.webhookEvent.findMany({ where: { status: 'pending' }, select: { userId: true } });
+      expect(created).toEqual([{ userId: 'heard' }]);
+      expect(await app.db.prisma.webhookEvent.count({ where: { status: 'expired' } })).toBe(2);
+    } finally {
+      await app.close();
+    }
+  });
+});
