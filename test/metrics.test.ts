@@ -99,8 +99,8 @@ describe('GET /metrics', () => {
     const { secret, commitmentHash } = newSecret();
     const quote = await makeQuote(t);
     const order = (await t.rest('POST', '/orders', orderBody(quote, { commitment_hash: commitmentHash }))).body.result;
-    await postEvent(t, order.source_intent.swap_id, escrowEvent('create', 10));
-    await postEvent(t, order.destination_intent.swap_id, escrowEvent('create', 2000));
+    await postEvent(t, order.source_intent.swap_id, escrowEvent('create', 10, {}, t.clock.now()));
+    await postEvent(t, order.destination_intent.swap_id, escrowEvent('create', 2000, {}, t.clock.now()));
     const depth = sample(await scrape(t), 'orderbook_relayer_queue_depth')!;
     expect((await t.rest('POST', '/relayer/claims', { order_id: order.order_id, commitment: secret })).status).toBe(202);
     expect(sample(await scrape(t), 'orderbook_relayer_queue_depth')).toBe(depth + 1);

@@ -26,8 +26,10 @@ async function claimableOrder(app: TestApp) {
   const { secret, commitmentHash } = newSecret();
   const quote = await makeQuote(app);
   const order = (await app.rest('POST', '/orders', orderBody(quote, { commitment_hash: commitmentHash }))).body.result;
-  await postEvent(app, order.source_intent.swap_id, escrowEvent('create', 10));
-  await postEvent(app, order.destination_intent.swap_id, escrowEvent('create', 2000));
+  // Created before any instance's clock says the claim is made (a claim may not predate its escrow).
+  const createdAt = new Date(app.clock.now().getTime() - 3_600_000);
+  await postEvent(app, order.source_intent.swap_id, escrowEvent('create', 10, {}, createdAt));
+  await postEvent(app, order.destination_intent.swap_id, escrowEvent('create', 2000, {}, createdAt));
   return { order, secret, orderId: order.order_id as string };
 }
 

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect } from 'vitest';
-import { createTestApp, it } from './support/app.ts';
+import { it } from './support/app.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
 import { makeOrder, makeQuote, newSecret, orderBody } from './support/fixtures.ts';
 import { FAST, Receiver, register, until } from './support/webhook-receiver.ts';
@@ -128,8 +128,8 @@ describe('delivery', () => {
     await register(t, receiver.url, { events: ['claim.confirmed', 'claim.failed'] });
     const { secret, commitmentHash } = newSecret();
     const order = (await t.rest('POST', '/orders', orderBody(await makeQuote(t), { commitment_hash: commitmentHash }, 'kate'))).body.result;
-    await postEvent(t, order.source_intent.swap_id, escrowEvent('create', 10));
-    await postEvent(t, order.destination_intent.swap_id, escrowEvent('create', 2000));
+    await postEvent(t, order.source_intent.swap_id, escrowEvent('create', 10, {}, t.clock.now()));
+    await postEvent(t, order.destination_intent.swap_id, escrowEvent('create', 2000, {}, t.clock.now()));
     expect((await t.rest('POST', '/relayer/claims', { order_id: order.order_id, commitment: secret })).status).toBe(202);
     await t.runtime.worker.tick();
     await t.runtime.chain.flush();
@@ -144,41 +144,37 @@ describe('delivery', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
-  it('announces a clock-driven change (expired) from the sweep', async ({ t }) => {
+  it('announces a clock-driven change (expired) from the sweep', async ({ t, clock }) => {
     receiver = await new Receiver().start();
     await register(t, receiver.url);
     await t.runtime.webhooks.sweep(); // the sweep's starting mark
     const order = await makeOrder(t, {}, 'hank');
     await until(t, () => receiver.received.length >= 1);
-    t.clock.advance(t.config.orderDeadlineSeconds + 1);
-    try {
-      await t.runtime.webhooks.sweep();
-      const expiredOf = () => receiver.bodies().filter((b) => b.data.order_id === order.order_id && b.data.status === 'expired');
-      await until(t, () => expiredOf().length >= 1);
-      expect(expiredOf()[0].data).toMatchObject({ previous_status: 'pending' });
-      // Orders of earlier tests expired too, each announced once.
-      const expiredIds = receiver
-        .bodies()
-        .filter((b) => b.data.status === 'expired')
-        .map((b) => b.data.order_id);
-      expect(new Set(expiredIds).size).toBe(expiredIds.length);
-      await t.runtime.webhooks.sweep();
-      await t.runtime.webhooks.tick();
-      expect(receiver.bodies().filter((b) => b.data.status === 'expired')).toHaveLength(expiredIds.length);
-    } finally {
-      t.clock.advance(-(t.config.orderDeadlineSeconds + 1));
-    }
+    clock.advance(t.config.orderDeadlineSeconds + 1);
+    await t.runtime.webhooks.sweep();
+    const expiredOf = () => receiver.bodies().filter((b) => b.data.order_id === order.order_id && b.data.status === 'expired');
+    await until(t, () => expiredOf().length >= 1);
+    expect(expiredOf()[0].data).toMatchObject({ previous_status: 'pending' });
+    // Every order of the file's database expired with it, each announced once.
+    const expiredIds = receiver
+      .bodies()
+      .filter((b) => b.data.status === 'expired')
+      .map((b) => b.data.order_id);
+    expect(new Set(expiredIds).size).toBe(expiredIds.length);
+    await t.runtime.webhooks.sweep();
+    await t.runtime.webhooks.tick();
+    expect(receiver.bodies().filter((b) => b.data.status === 'expired')).toHaveLength(expiredIds.length);
   });
 });
 
 describe('several instances', () => {
-  it('sends each attempt from exactly one instance', async ({ t }) => {
+  it('sends each attempt from exactly one instance', async ({ t, apps }) => {
     receiver = await new Receiver().start();
     receiver.answer = (_n, res) => setTimeout(() => res.end(), 20);
     const { id } = await register(t, receiver.url);
     // Two more instances on the same database, with a timeout no attempt reaches here.
     const env = { ...FAST, WEBHOOK_TIMEOUT_MS: '10000' };
-    const [one, two] = await Promise.all([createTestApp({ db: t.db, env }), createTestApp({ db: t.db, env })]);
+    const [one, two] = await Promise.all([apps({ env }), apps({ env })]);
     try {
       const orders = [];
       for (let i = 0; i < 12; i++) orders.push(await makeOrder(t, {}, `multi-${i}`));

@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { createTestApp, it } from './support/app.ts';
+import { it, type OpenApp } from './support/app.ts';
 import { makeOrder } from './support/fixtures.ts';
 import { FAST, Receiver, register, sleep, until } from './support/webhook-receiver.ts';
 
@@ -15,17 +15,17 @@ it.afterEach(async ({ t }) => {
 });
 
 describe('giving up', () => {
-  async function failingApp(env: Record<string, string>) {
+  async function failingApp(apps: OpenApp, env: Record<string, string>) {
     receiver = await new Receiver().start();
     receiver.answer = (_n, res) => void res.writeHead(500).end('down');
-    const app = await createTestApp({ env: { ...FAST, ...env } });
+    const app = await apps({ freshDatabase: true, env: { ...FAST, ...env } });
     const { id } = await register(app, receiver.url);
     await makeOrder(app, {}, 'lena');
     return { app, id };
   }
 
-  it("fails a delivery after the retry window, its last attempt at the window's end", async () => {
-    const { app, id } = await failingApp({ WEBHOOK_RETRY_FOR_SECONDS: '1' });
+  it("fails a delivery after the retry window, its last attempt at the window's end", async ({ apps }) => {
+    const { app, id } = await failingApp(apps, { WEBHOOK_RETRY_FOR_SECONDS: '1' });
     try {
       const deliveries = async () => (await app.rest('GET', `/webhooks/${id}/deliveries`)).body.result;
       const end = Date.now() + 15_000;
@@ -47,8 +47,8 @@ describe('giving up', () => {
     }
   });
 
-  it('disables an endpoint failing too long, says why, and a redelivery enables it again', async () => {
-    const { app, id } = await failingApp({ WEBHOOK_DISABLE_AFTER_SECONDS: '1' });
+  it('disables an endpoint failing too long, says why, and a redelivery enables it again', async ({ apps }) => {
+    const { app, id } = await failingApp(apps, { WEBHOOK_DISABLE_AFTER_SECONDS: '1' });
     try {
       const endpoint = async () => (await app.rest('GET', '/webhooks')).body.result[0];
       const end = Date.now() + 15_000;
@@ -78,8 +78,8 @@ describe('giving up', () => {
 });
 
 describe('outbox', () => {
-  it('drops events no endpoint wanted a day after their fan-out, and keeps those with deliveries', async () => {
-    const app = await createTestApp({ env: FAST });
+  it('drops events no endpoint wanted a day after their fan-out, and keeps those with deliveries', async ({ apps }) => {
+    const app = await apps({ freshDatabase: true, env: FAST });
     receiver = await new Receiver().start();
     try {
       await makeOrder(app, {}, 'unheard');

@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { createTestApp, it } from './support/app.ts';
+import { it } from './support/app.ts';
 import { FAST, Receiver, register } from './support/webhook-receiver.ts';
 
 /** Webhook endpoints: registering, listing, deleting, bad input, and whose key owns them. */
@@ -40,8 +40,8 @@ describe('webhook endpoints', () => {
 });
 
 describe('ownership', () => {
-  it('an endpoint belongs to the key that made it', async () => {
-    const keyed = await createTestApp({ env: { ...FAST, API_KEYS: 'key-a,key-b' } });
+  it('an endpoint belongs to the key that made it', async ({ apps }) => {
+    const keyed = await apps({ freshDatabase: true, env: { ...FAST, API_KEYS: 'key-a,key-b' } });
     try {
       const a = { authorization: 'Bearer key-a' };
       const b = { authorization: 'Bearer key-b' };

@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { createTestApp, it } from './support/app.ts';
+import { it } from './support/app.ts';
 import { makeOrder } from './support/fixtures.ts';
 import { FAST, Receiver, register, until } from './support/webhook-receiver.ts';
 
@@ -15,9 +15,9 @@ it.afterEach(async ({ t }) => {
 });
 
 describe('targets', () => {
-  it('never delivers to loopback or private addresses unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true', async () => {
+  it('never delivers to loopback or private addresses unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true', async ({ apps }) => {
     receiver = await new Receiver().start();
-    const strict = await createTestApp({ env: { ...FAST, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' } });
+    const strict = await apps({ env: { ...FAST, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' } });
     try {
       for (const url of [receiver.url, 'http://10.0.0.8/hook', 'http://169.254.169.254/latest', 'http://[::1]:8080/']) {
         const refused = await strict.rest('POST', '/webhooks', { url, events: ['order.status_changed'] });

@@ -11,8 +11,12 @@ export type DeliveryWithAttempts = Prisma.WebhookDeliveryGetPayload<{
  * its own statements (src/webhooks/worker.ts): it leases rows in bulk.
  */
 export interface WebhookEndpointsStore {
-  countOwned(owner: string): Promise<number>;
-  create(endpoint: Prisma.WebhookEndpointCreateInput): Promise<WebhookEndpoint>;
+  /**
+   * Stores the endpoint unless its owner has `cap` endpoints already (null then). The count and the insert
+   * run under one lock per owner (a transaction-scoped advisory lock), so concurrent registrations by one
+   * key, on any instance, each see the ones before them and the cap holds (a count before an insert would not).
+   */
+  insertUnderCap(endpoint: Prisma.WebhookEndpointCreateInput, cap: number): Promise<WebhookEndpoint | null>;
   /** The owner's endpoints, newest first. */
   list(owner: string): Promise<WebhookEndpoint[]>;
   /** The endpoint when `owner` owns it, else null. */
@@ -38,8 +42,14 @@ export interface WebhookEndpointsStore {
 
 export function createWebhookEndpointsStore(prisma: PrismaClient): WebhookEndpointsStore {
   return {
-    countOwned: (owner) => prisma.webhookEndpoint.count({ where: { owner } }),
-    create: (data) => prisma.webhookEndpoint.create({ data }),
+    insertUnderCap: (data, cap) =>
+      prisma.$transaction(async (tx) => {
+        const { owner } = data;
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`webhook-endpoints:${owner}`}, 0))`;
+        const count = await tx.webhookEndpoint.count({ where: { owner } });
+        if (count >= cap) return null;
+        return tx.webhookEndpoint.create({ data });
+      }),
     list: (owner) => prisma.webhookEndpoint.findMany({ where: { owner }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
     ownedEndpoint: (owner, id) => prisma.webhookEndpoint.findFirst({ where: { id, owner } }),
     async delete(owner, id) {

@@ -114,9 +114,12 @@ function admit(intent: EscrowRecord, event: EscrowEvent): boolean {
   }
   if (event.kind === 'create') {
     for (const later of ['claim', 'cancel'] as const) {
-      const block = recorded(intent, later).blockNumber;
-      if (block !== null && block < event.blockNumber) {
+      const facts = recorded(intent, later);
+      if (facts.blockNumber !== null && facts.blockNumber < event.blockNumber) {
         throw new ConflictError(`the ${intent.side} escrow's ${later} is in an earlier block than this create`);
+      }
+      if (facts.timestamp !== null && facts.timestamp < event.timestamp) {
+        throw new ConflictError(`the ${intent.side} escrow's ${later} is dated ${iso(facts.timestamp)}, before this create`);
       }
     }
     return true;
@@ -127,6 +130,9 @@ function admit(intent: EscrowRecord, event: EscrowEvent): boolean {
   if (event.blockNumber < intent.createBlockNumber) {
     throw new ConflictError(`a ${event.kind} cannot be in an earlier block than the ${intent.side} escrow's create`);
   }
+  if (intent.createTimestamp !== null && event.timestamp < intent.createTimestamp) {
+    throw new ConflictError(`a ${event.kind} cannot be dated before the ${intent.side} escrow's create (${iso(intent.createTimestamp)})`);
+  }
   const other = event.kind === 'claim' ? 'cancel' : 'claim';
   if (recorded(intent, other).txHash !== null) {
     throw new ConflictError(`the ${intent.side} escrow was already ${other === 'claim' ? 'claimed' : 'cancelled'}`);
@@ -136,6 +142,8 @@ function admit(intent: EscrowRecord, event: EscrowEvent): boolean {
   }
   return true;
 }
+
+const iso = (date: Date) => date.toISOString().replace(/\.000Z$/, 'Z');
 
 /** What the stage rule needs to know about one escrow. */
 function factsOf(intent: Pick<Intent, 'createTxHash' | 'claimTxHash' | 'cancelTxHash' | 'createTimestamp'>, deadlineAt: Date): EscrowFacts {

@@ -35,6 +35,30 @@ export function text(maxLength = 256) {
     .regex(NO_CONTROL_CHARS, { error: 'must not contain control characters', abort: true });
 }
 
+/**
+ * Characters a user id may not hold (README, Hardening): controls (C0, DEL, C1 with U+0085), the invisible
+ * ones (soft hyphen, zero-width, word joiners, BOM), bidirectional marks, embeddings, overrides and isolates,
+ * line and paragraph separators, and U+FFFD (what a lone surrogate decodes to, so the two cannot alias).
+ */
+const NOT_IN_USER_IDS =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\ufffd]/;
+
+/**
+ * A user id: text that looks like what it is and names one user. NFC-normalised, so one user is not two
+ * byte sequences; never `.` or `..`, which no URL path segment can carry (URL parsing removes them, also
+ * percent-encoded), so /orders/user/{user_id} could not name them.
+ */
+export const userId = text(128)
+  // In a /u pattern a paired surrogate is one code point: only a lone one matches.
+  .refine((value) => !/[\ud800-\udfff]/u.test(value), { error: 'must not contain unpaired surrogates', abort: true })
+  .refine((value) => !NOT_IN_USER_IDS.test(value), {
+    error: 'must not contain control, invisible or bidirectional formatting characters',
+    abort: true,
+  })
+  .transform((value) => value.normalize('NFC'))
+  .refine((value) => value !== '.' && value !== '..', { error: 'must not be . or .. (it must fit in one URL path segment)', abort: true });
+
 /** 32-byte hex in any case, with or without 0x; lowercase without the prefix once parsed. */
 export const hex32 = text(66)
   .regex(/^(?:0x)?[0-9a-fA-F]{64}$/, { error: 'must be 32 bytes of hex (64 hex characters, optional 0x prefix)', abort: true })

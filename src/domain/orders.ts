@@ -5,7 +5,7 @@ import { addressRule, isValidAddress, normalizeAddress } from './addresses.ts';
 import { amount } from './amounts.ts';
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError, QuoteConsumedError, QuoteExpiredError, QuoteMismatchError } from './errors.ts';
-import { assetId, hex32, object, parseField, text, toSeconds } from './input.ts';
+import { assetId, hex32, object, parseField, text, toSeconds, userId } from './input.ts';
 import { usdValue } from './prices.ts';
 import { resolvePair, type ListedPair } from './quotes.ts';
 import { KeyTakenError } from './stores.ts';
@@ -22,7 +22,7 @@ const orderLeg = object({
  * (404, 410, 409) and the match with the quote (422) come after, in createOrder.
  */
 export const CreateOrderSchema = object({
-  userId: text(128),
+  userId,
   quoteId: text(128),
   source: orderLeg,
   destination: orderLeg,
@@ -299,7 +299,7 @@ export function orderIdOrNotFound(orderId: string): string {
   return id;
 }
 
-/** User ids are opaque strings chosen by clients: any printable text up to 128 characters. */
+/** User ids are opaque strings chosen by clients: printable text up to 128 characters (src/domain/input.ts). */
 export function parseUserId(value: unknown, field = 'userId'): string {
   return parseField(CreateOrderSchema.shape.userId, value, field);
 }

@@ -1,6 +1,6 @@
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import type { GraphQLError, ValidationContext } from 'graphql';
+import { type ExecutionResult, GraphQLError, type ValidationContext } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../domain/order-list.ts';
 import { costLimitRule, type CostModel } from './graphql-cost.ts';
@@ -53,6 +53,7 @@ export function graphqlLimitPlugins(options: { production: boolean }): Plugin[] 
   });
   return [
     ...(armor.protect().plugins as Plugin[]),
+    ...(options.production ? [hideSuggestions] : []),
     { onValidate: ({ addValidationRule }) => addValidationRule(costLimitRule(COST_MODEL)) },
     formPostCsrfPrevention(),
   ];
@@ -83,4 +84,34 @@ function formPostCsrfPrevention(): Plugin {
       }
     },
   };
+}
+
+const SUGGESTION = / ?Did you mean .*$/s;
+const withoutSuggestion = (error: GraphQLError) =>
+  SUGGESTION.test(error.message)
+    ? new GraphQLError(error.message.replace(SUGGESTION, ''), {
+        nodes: error.nodes,
+        source: error.source,
+        positions: error.positions,
+        path: error.path,
+        originalError: error.originalError,
+        extensions: error.extensions,
+      })
+    : error;
+
+/**
+ * Armor hides field suggestions only; an enum value's ("Did you mean the enum value ...?"), from a
+ * literal in validation or a variable in execution, maps the schema as well: hidden the same way, in
+ * the result as it is sent, whichever phase made the error.
+ */
+const hideSuggestions: Plugin = {
+  onResultProcess: ({ result, setResult }) => {
+    if (Array.isArray(result)) return setResult(result.map(withoutSuggestions));
+    if (!(Symbol.asyncIterator in (result as object))) setResult(withoutSuggestions(result as ExecutionResult));
+  },
+};
+
+function withoutSuggestions(result: ExecutionResult): ExecutionResult {
+  if (!result.errors?.some((error) => SUGGESTION.test(error.message))) return result;
+  return { ...result, errors: result.errors.map(withoutSuggestion) };
 }

@@ -66,4 +66,24 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
+  destroyAfterFlush(socket);
+}
+
+/** How long a refused client gets to take our answer before its socket is destroyed anyway. */
+const FLUSH_GRACE_MS = 1_000;
+
+/**
+ * end() only half-closes: a client that never closes its side (or never reads) would keep the socket,
+ * and its descriptor, for as long as it likes. Destroyed once the answer is flushed, or after a short grace.
+ */
+function destroyAfterFlush(socket: Duplex): void {
+  const destroy = () => {
+    clearTimeout(timer);
+    socket.destroy();
+  };
+  const timer = setTimeout(destroy, FLUSH_GRACE_MS);
+  timer.unref();
+  if (socket.writableFinished) return void destroy();
+  socket.once('finish', destroy);
+  socket.once('close', () => clearTimeout(timer));
 }

@@ -1,8 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import {
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  GraphQLError,
+  Kind,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { ErrorCode } from '../domain/errors.ts';
 import { envelope } from './envelope.ts';
 import { bearerToken } from './auth.ts';
 
@@ -26,9 +35,12 @@ export type RateDecision =
   | { allowed: true; headers: Record<string, string> }
   | { allowed: false; headers: Record<string, string>; message: string };
 
-/** One budget per caller, spent by every transport: an HTTP request and a WebSocket operation cost one each. */
+/**
+ * One budget per caller, spent by every transport: an HTTP request and a WebSocket operation cost one each,
+ * and a mutation's every top-level field beyond the first one more.
+ */
 export interface RateLimiter {
-  consume(caller: Caller): Promise<RateDecision>;
+  consume(caller: Caller, points?: number): Promise<RateDecision>;
 }
 
 function bucket(points: number, prefix: string, redis?: Redis): RateLimiterAbstract {
@@ -50,7 +62,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter | unde
   if (!byKey && !byIp) return undefined;
 
   return {
-    async consume({ token, ip }) {
+    async consume({ token, ip }, points = 1) {
       const verified = byKey && token !== undefined && options.isVerifiedKey(token);
       // Keys are counted by a hash: the key itself never reaches Redis or a log.
       const [limiter, id, limit] = verified
@@ -58,7 +70,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter | unde
         : [byIp, ip, options.perIpPerMinute];
       if (!limiter || !limit) return { allowed: true, headers: {} };
       try {
-        return { allowed: true, headers: rateHeaders(limit, await limiter.consume(id)) };
+        return { allowed: true, headers: rateHeaders(limit, await limiter.consume(id, points)) };
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
         const retryAfter = String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
@@ -99,10 +111,46 @@ export function rateLimitPlugin(limiter: RateLimiter, trustProxy: boolean): Plug
       if (decision.allowed) headers.set(request, decision.headers);
       else endResponse(envelope(429, decision.message, decision.headers));
     },
+    // Each mutation field is a write of its own: 15 aliased createQuote in one request spend 15, not 1.
+    async onExecute({ args, setResultAndStopExecution }) {
+      const extra = mutationFieldCount(args.document, args.operationName) - 1;
+      if (extra <= 0) return;
+      const context = args.contextValue as { request?: Request; req?: IncomingMessage };
+      const upgradeForwardedFor = context.req?.headers['x-forwarded-for'];
+      const forwardedFor =
+        context.request?.headers.get('x-forwarded-for') ?? (typeof upgradeForwardedFor === 'string' ? upgradeForwardedFor : undefined);
+      const ip = clientIp(forwardedFor, context.req?.socket?.remoteAddress, trustProxy);
+      const decision = await limiter.consume({ token: bearerToken(context.request), ip }, extra);
+      if (decision.allowed) return;
+      const code: ErrorCode = 'RATE_LIMITED';
+      setResultAndStopExecution({ errors: [new GraphQLError(decision.message, { extensions: { code } })] });
+    },
     onResponse({ request, response }) {
       for (const [name, value] of Object.entries(headers.get(request) ?? {})) response.headers.set(name, value);
     },
   };
+}
+
+/** The top-level fields of the operation to run when it is a mutation (through fragments too); 0 otherwise. */
+export function mutationFieldCount(document: DocumentNode, operationName: string | null | undefined): number {
+  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const operation = operationName ? operations.find((o) => o.name?.value === operationName) : operations[0];
+  if (operation?.operation !== 'mutation') return 0;
+  const fragments = new Map(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]),
+  );
+  const seen = new Set<string>();
+  const count = (selections: SelectionSetNode): number =>
+    selections.selections.reduce((sum, selection) => {
+      if (selection.kind === Kind.FIELD) return sum + 1;
+      if (selection.kind === Kind.INLINE_FRAGMENT) return sum + count(selection.selectionSet);
+      const fragment = fragments.get(selection.name.value);
+      // A fragment spread twice runs its fields once per response key; validation refuses cycles anyway.
+      if (!fragment || seen.has(fragment.name.value)) return sum;
+      seen.add(fragment.name.value);
+      return sum + count(fragment.selectionSet);
+    }, 0);
+  return count(operation.selectionSet);
 }
 
 function rateHeaders(limit: number, res: RateLimiterRes): Record<string, string> {

@@ -70,19 +70,39 @@ export async function createEndpoint(
   for (const chain of request.chains ?? []) {
     if (!deps.registry.chain(chain)) throw badRequest('chains must hold listed chain ids (see GET /chains)');
   }
-  const count = await deps.webhooks.countOwned(owner);
-  if (count >= MAX_ENDPOINTS_PER_OWNER) throw new ConflictError(`a key may register at most ${MAX_ENDPOINTS_PER_OWNER} webhook endpoints`);
   const secret = newSecret();
-  const endpoint = await deps.webhooks.create({
-    id: newId('ep'),
-    owner,
-    url: request.url,
-    events: [...new Set(request.events)],
-    filterUsers: [...new Set(request.users ?? [])],
-    filterChains: [...new Set(request.chains ?? [])],
-    secret,
-  });
+  const endpoint = await oneAtATime(owner, () =>
+    deps.webhooks.insertUnderCap(
+      {
+        id: newId('ep'),
+        owner,
+        url: request.url,
+        events: [...new Set(request.events)],
+        filterUsers: [...new Set(request.users ?? [])],
+        filterChains: [...new Set(request.chains ?? [])],
+        secret,
+      },
+      MAX_ENDPOINTS_PER_OWNER,
+    ),
+  );
+  if (!endpoint) throw new ConflictError(`a key may register at most ${MAX_ENDPOINTS_PER_OWNER} webhook endpoints`);
   return { endpoint, secret };
+}
+
+/**
+ * Runs one registration per owner at a time on this instance: the ones queued behind the lock wait here,
+ * not on a pooled connection each (a burst by one key would otherwise hold the whole pool waiting).
+ */
+const ownerQueues = new Map<string, Promise<unknown>>();
+function oneAtATime<T>(owner: string, work: () => Promise<T>): Promise<T> {
+  const previous = ownerQueues.get(owner) ?? Promise.resolve();
+  const run = previous.then(work, work);
+  const settled = run.catch(() => undefined);
+  ownerQueues.set(owner, settled);
+  void settled.then(() => {
+    if (ownerQueues.get(owner) === settled) ownerQueues.delete(owner);
+  });
+  return run;
 }
 
 export function listEndpoints(webhooks: WebhookEndpointsStore, owner: string): Promise<WebhookEndpoint[]> {

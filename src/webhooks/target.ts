@@ -16,10 +16,17 @@ export class PrivateTargetError extends Error {
   override readonly name = 'PrivateTargetError';
 }
 
-/** Public unicast only: loopback, private, link-local, CGNAT, multicast, reserved and unspecified are refused. */
+/**
+ * Public unicast only: loopback, private, link-local, CGNAT, multicast, reserved and unspecified are refused,
+ * and so is every IPv6 form that carries an IPv4 address (mapped and translated are unwrapped; NAT64, 6to4
+ * and Teredo are ranges of their own). ipaddr.js calls IPv4-compatible ::a.b.c.d (::/96) unicast, and some
+ * stacks route it to the IPv4 address: that whole deprecated block is refused.
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return false;
+  return parsed.range() === 'unicast';
 }
 
 /** Checks a URL as given at registration: scheme, and a literal private address (names are checked at each send). */

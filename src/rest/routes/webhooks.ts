@@ -26,7 +26,7 @@ export const webhookRoutes: Route[] = [
       result: ['createWebhookEndpoint'],
       merge: 'endpoint',
       responses: { 201: 'The endpoint and its signing secret.' },
-      errors: [400, 401],
+      errors: [400, 401, 409],
       example: { url: 'https://hooks.example.com/orderbook', events: ['order.status_changed'] },
     },
     write: true,

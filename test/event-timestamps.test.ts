@@ -1,0 +1,30 @@
+import { describe, expect } from 'vitest';
+import { type TestApp, it } from './support/app.ts';
+import { escrowEvent, postEvent } from './support/events.ts';
+import { makeQuote, newSecret, orderBody } from './support/fixtures.ts';
+
+/** Escrow events whose timestamps contradict the order's history are refused (src/domain/escrow-events.ts). */
+describe('event timestamps', () => {
+  async function order(t: TestApp) {
+    const { secret, commitmentHash } = newSecret();
+    const quote = await makeQuote(t);
+    const created = (await t.rest('POST', '/orders', orderBody(quote, { commitment_hash: commitmentHash }))).body.result;
+    return { src: created.source_intent.swap_id as string, dst: created.destination_intent.swap_id as string, secret };
+  }
+  const at = (t: TestApp, seconds: number) => new Date(t.clock.now().getTime() + seconds * 1000);
+
+  it('refuses a claim or cancel dated before its escrow create', async ({ t }) => {
+    const { src, dst, secret } = await order(t);
+    expect((await postEvent(t, src, escrowEvent('create', 10, {}, at(t, 60)))).status).toBe(200);
+    const cancel = await postEvent(t, src, escrowEvent('cancel', 11, {}, at(t, 30)));
+    expect(cancel.status).toBe(409);
+    expect(cancel.body.result).toBe(
+      `a cancel cannot be dated before the source escrow's create (${at(t, 60).toISOString().replace('.000', '')})`,
+    );
+
+    expect((await postEvent(t, dst, escrowEvent('create', 20, {}, at(t, 120)))).status).toBe(200);
+    const claim = await postEvent(t, dst, escrowEvent('claim', 21, { commitment: secret }, at(t, 100)));
+    expect(claim.status).toBe(409);
+    expect(claim.body.result).toMatch(/^a claim cannot be dated before the destination escrow's create/);
+  }, 90_000);
+});
