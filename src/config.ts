@@ -98,6 +98,12 @@ const envSchema = z.object({
     .int('must be an integer')
     .positive('must be positive')
     .default(10_000),
+  // Open WebSockets per client IP (README, Hardening).
+  WS_MAX_CONNECTIONS_PER_IP: z.coerce
+    .number({ error: 'must be an integer' })
+    .int('must be an integer')
+    .positive('must be positive')
+    .default(50),
   // Webhooks (README, For integrators).
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
   WEBHOOK_TIMEOUT_MS: millis(10_000, 100),
@@ -221,6 +227,8 @@ export interface Config {
   /** Active subscriptions one WebSocket may hold, and the whole instance (WebSocket and SSE together). */
   subscriptionsPerConnection: number;
   subscriptionsPerInstance: number;
+  /** Open WebSockets one client IP may hold (the IP as the rate limiter sees it). */
+  wsMaxConnectionsPerIp: number;
   /** Webhook delivery (src/webhooks/): see the README's Configuration table. */
   webhooks: {
     allowPrivateTargets: boolean;
@@ -334,6 +342,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
     subscriptionsPerConnection: e.SUBSCRIPTIONS_PER_CONNECTION,
     subscriptionsPerInstance: e.SUBSCRIPTIONS_PER_INSTANCE,
+    wsMaxConnectionsPerIp: e.WS_MAX_CONNECTIONS_PER_IP,
     webhooks: {
       allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,

@@ -45,20 +45,49 @@ export function serveWebSockets(
   app: App,
   { limits, logger }: { limits: TransportLimits; logger: Logger },
 ): { close(): Promise<void> } {
-  const wsServer = new WebSocketServer({ server, path: app.graphqlEndpoint, maxPayload: MAX_BODY_BYTES, handleProtocols });
+  // The caller's IP as the HTTP rate limiter identifies it (X-Forwarded-For only with TRUST_PROXY).
+  const ipOf = (request: IncomingMessage) =>
+    clientIp(request.headers['x-forwarded-for'] as string | undefined, request.socket.remoteAddress, limits.trustProxy);
+  const perIp = limits.webSocketsPerIp;
+  const wsServer = new WebSocketServer({
+    server,
+    path: app.graphqlEndpoint,
+    maxPayload: MAX_BODY_BYTES,
+    handleProtocols,
+    // Refused before the upgrade is accepted. ws completes the upgrade, and emits 'connection' (where the
+    // slot is taken), in the same tick as this answer, so concurrent upgrades cannot overshoot the cap.
+    verifyClient: ({ req }, done) => {
+      if (perIp.count(ipOf(req)) < perIp.limit) return done(true);
+      const body = JSON.stringify({ status: 'Error', result: perIp.refusal() });
+      done(false, 429, body, { 'Content-Type': 'application/json; charset=utf-8' });
+    },
+  });
+  const rateLimited = (message: string) => {
+    const code: ErrorCode = 'RATE_LIMITED';
+    return new GraphQLError(message, { extensions: { code } });
+  };
   // One count per socket, kept with graphql-ws' per-socket context.
   const perSocket = new WeakMap<object, SubscriptionSlots>();
   const options: ServerOptions<Record<string, unknown> | undefined, Extra> = {
     execute: (args) => (args.rootValue as EnvelopedRoot).execute(args) as never,
     subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args) as never,
+    // connection_init spends a request of the caller's budget like any operation: a client past it
+    // cannot keep opening sessions. Closed with 4429 (graphql-ws then has nothing more to send).
+    onConnect: async (ctx) => {
+      if (!limits.rateLimiter) return true;
+      const upgrade = ctx.extra.request;
+      const request = credentialsRequest(ctx.connectionParams, upgrade.headers.authorization);
+      const decision = await limits.rateLimiter.consume({ token: bearerToken(request), ip: ipOf(upgrade) });
+      if (decision.allowed) return true;
+      ctx.extra.socket.close(4429, decision.message);
+      return false;
+    },
     onSubscribe: async (ctx, _id, params) => {
       const upgrade = ctx.extra.request;
       const request = credentialsRequest(ctx.connectionParams, upgrade.headers.authorization);
       if (limits.rateLimiter) {
-        const ip = clientIp(upgrade.headers['x-forwarded-for'] as string | undefined, upgrade.socket.remoteAddress, limits.trustProxy);
-        const decision = await limits.rateLimiter.consume({ token: bearerToken(request), ip });
-        const code: ErrorCode = 'RATE_LIMITED';
-        if (!decision.allowed) return [new GraphQLError(decision.message, { extensions: { code } })];
+        const decision = await limits.rateLimiter.consume({ token: bearerToken(request), ip: ipOf(upgrade) });
+        if (!decision.allowed) return [rateLimited(decision.message)];
       }
       let connectionSubscriptions = perSocket.get(ctx);
       if (!connectionSubscriptions) {
@@ -100,6 +129,9 @@ export function serveWebSockets(
   // a client's oversized or malformed frame is the client's error, logged here as such.
   wsServer.on('error', (err) => logger.error({ err }, 'WebSocket server error'));
   wsServer.on('connection', (socket, request) => {
+    const ip = ipOf(request);
+    perIp.take(ip);
+    socket.once('close', () => perIp.release(ip));
     socket.once('error', (err) => logger.info({ err: err.message }, 'WebSocket closed: the client broke the protocol'));
     let pongWait: NodeJS.Timeout | undefined;
     const pings = setInterval(() => {

@@ -62,14 +62,26 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   // With a Content-Length Node's parser delivers no more than it says: read it whole (no web stream to
   // pull chunk by chunk). Without one (chunked), count while reading.
-  const text =
-    length !== null && /^\d+$/.test(length) && request.body
-      ? decodeLimited(new Uint8Array(await request.arrayBuffer()))
-      : await readLimited(request, MAX_BODY_BYTES);
+  const text = await readBodyText(request, length);
   try {
     return JSON.parse(text) as unknown;
   } catch {
     throw new BadRequestError('body must be valid JSON');
+  }
+}
+
+/**
+ * The body as text. A read that fails is the client's connection ending mid-body (an abort, a reset):
+ * a client error, answered 400 and logged as one, not an internal failure that would set off alerts.
+ */
+async function readBodyText(request: Request, length: string | null): Promise<string> {
+  try {
+    return length !== null && /^\d+$/.test(length) && request.body
+      ? decodeLimited(new Uint8Array(await request.arrayBuffer()))
+      : await readLimited(request, MAX_BODY_BYTES);
+  } catch (error) {
+    if (error instanceof PayloadTooLargeError) throw error;
+    throw new BadRequestError('request body incomplete: the connection ended before the body did');
   }
 }
 

@@ -3,6 +3,8 @@ import {
   Kind,
   getNamedType,
   getNullableType,
+  isEnumType,
+  isInputObjectType,
   isInterfaceType,
   isListType,
   isObjectType,
@@ -11,6 +13,7 @@ import {
   type FieldNode,
   type GraphQLField,
   type GraphQLNamedType,
+  type GraphQLSchema,
   type SelectionSetNode,
   type ValidationContext,
 } from 'graphql';
@@ -54,6 +57,40 @@ export function costLimitRule(model: CostModel) {
   });
 }
 
+interface IntrospectionWeights {
+  schema: number;
+  largestType: number;
+}
+
+const weightsBySchema = new WeakMap<GraphQLSchema, IntrospectionWeights>();
+
+/**
+ * What introspection can return, counted as objects: every type, and in it every field, input field,
+ * argument and enum value (each an object of the introspection response).
+ */
+function introspectionWeights(schema: GraphQLSchema, model: CostModel): IntrospectionWeights {
+  const known = weightsBySchema.get(schema);
+  if (known) return known;
+  let total = 0;
+  let largestType = 0;
+  for (const type of Object.values(schema.getTypeMap())) {
+    let members = 0;
+    if (isObjectType(type) || isInterfaceType(type)) {
+      for (const field of Object.values(type.getFields())) members += 1 + field.args.length;
+    } else if (isInputObjectType(type)) {
+      members = Object.keys(type.getFields()).length;
+    } else if (isEnumType(type)) {
+      members = type.getValues().length;
+    }
+    const weight = model.object * (1 + members);
+    total += weight;
+    largestType = Math.max(largestType, weight);
+  }
+  const weights = { schema: model.object + total, largestType: model.object + largestType };
+  weightsBySchema.set(schema, weights);
+  return weights;
+}
+
 class CostCounter {
   /** Fragment costs by name and place: a spread repeated many times is counted, not recomputed. */
   private readonly fragments = new Map<string, number>();
@@ -95,8 +132,10 @@ class CostCounter {
   private field(node: FieldNode, parent: GraphQLNamedType, inPage: boolean): number {
     const name = node.name.value;
     if (name === '__typename') return this.model.scalar;
-    // Introspection reads the static schema; depth and token limits bound it.
-    if (name.startsWith('__')) return 0;
+    // Introspection answers with the schema itself: each `__schema` weighs the whole schema, each `__type`
+    // the largest type, whatever they select (so one GraphiQL introspection fits, a dozen aliased do not).
+    if (name === '__schema') return introspectionWeights(this.context.getSchema(), this.model).schema;
+    if (name === '__type') return introspectionWeights(this.context.getSchema(), this.model).largestType;
     const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
     // An unknown field is FieldsOnCorrectTypeRule's to report.
     if (!field) return 0;

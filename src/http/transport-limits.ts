@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import { isOneOf } from './api-keys.ts';
+import { ConnectionsPerIp } from './connections-per-ip.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
 import { instanceSlots, type SubscriptionSlots } from './subscription-limits.ts';
 
@@ -11,6 +12,8 @@ export interface TransportLimits {
   trustProxy: boolean;
   subscriptions: SubscriptionSlots;
   subscriptionsPerConnection: number;
+  /** Open WebSockets per client IP. */
+  webSocketsPerIp: ConnectionsPerIp;
 }
 
 export function createTransportLimits(config: Config, redis?: Redis): TransportLimits {
@@ -25,5 +28,6 @@ export function createTransportLimits(config: Config, redis?: Redis): TransportL
     trustProxy: config.trustProxy,
     subscriptions: instanceSlots(config.subscriptionsPerInstance),
     subscriptionsPerConnection: config.subscriptionsPerConnection,
+    webSocketsPerIp: new ConnectionsPerIp(config.wsMaxConnectionsPerIp),
   };
 }
