@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { createReadRouting, routedOrdersStore } from './db/replicas/routing.ts';
 import type { WriterWindow } from './db/replicas/writer-window.ts';
+import { routedStatsStore } from './db/stats-store.ts';
 import type { PriceSource } from './domain/prices.ts';
 import type { Registry } from './domain/registry/registry.ts';
 import type { StatsCache } from './domain/stats-cache.ts';
@@ -74,16 +75,23 @@ const DEPRECATES_FIELDS = deprecatesFields(schema);
 export function createApp(deps: AppDeps): App {
   const now = deps.now ?? (() => new Date());
   const events = pubSubOrderEvents(deps.pubsub);
-  const routing = createReadRouting({ prisma: deps.db.prisma, rows: deps.db.rows, orders: deps.db.orders }, deps.db.replicas, deps.writers);
+  const routing = createReadRouting(
+    { prisma: deps.db.prisma, rows: deps.db.rows, orders: deps.db.orders, stats: deps.db.stats },
+    deps.db.replicas,
+    deps.writers,
+  );
   const restRoutes = routeMatcher(routes);
   const clients = readClients(deps.config.trustProxy, (contextValue) => (contextValue as GraphQLContext).reads);
   const readsFor = (request: Request | undefined) => routing.forRequest(deps.db.replicas ? clients.clientOf(request) : undefined);
   const context = ({ request }: { request?: Request }): GraphQLContext => {
     const reads = readsFor(request);
     return {
-      prisma: deps.db.prisma,
-      rows: deps.db.rows,
-      orders: routedOrdersStore(reads),
+      quotes: deps.db.rows,
+      orders: routedOrdersStore(reads, deps.db.orders),
+      escrow: deps.db.escrow,
+      claims: deps.db.claims,
+      webhooks: deps.db.webhooks,
+      stats: routedStatsStore(reads),
       reads,
       registry: deps.registry,
       prices: deps.prices,
@@ -158,7 +166,7 @@ export function createApp(deps: AppDeps): App {
         registry: deps.registry,
         now,
         run: (request) => runDocument(yoga, request),
-        orders: (request) => routedOrdersStore(readsFor(request)),
+        orders: (request) => routedOrdersStore(readsFor(request), deps.db.orders),
         health: () => new Response('Online', { headers: { 'content-type': 'text/plain; charset=utf-8' } }),
         ready: () => readiness({ database: () => deps.db.ping() }, deps.optionalChecks),
         relayerHealth: () => relayerHealth({ prisma: deps.db.prisma, now, ...deps.relayer }),

@@ -80,7 +80,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const onRedisFailure = (kind: RedisFailure) => metrics?.redisFailure(kind);
   const pubsub = createOrderPubSub(redis, logger, onRedisFailure);
   const statsCache = countedStatsCache(options.statsCache ?? createStatsCache(config, logger, redis, onRedisFailure), metrics);
-  const deps: DomainDeps = { prisma: db.prisma, rows: db.rows, registry, prices, config, now, events: pubSubOrderEvents(pubsub) };
+  const deps: DomainDeps = {
+    quotes: db.rows,
+    escrow: db.escrow,
+    claims: db.claims,
+    registry,
+    prices,
+    config,
+    now,
+    events: pubSubOrderEvents(pubsub),
+  };
 
   const chain = new SimulatedChain({
     confirmAfterMs: config.simulatedChainConfirmMs,

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { seed } from '../prisma/scripts/seed/index.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Database } from '../src/db/database.ts';
-import { createTestApp, type TestApp } from './support/app.ts';
-import { openTestDatabase } from './support/database.ts';
+import { it, type TestApp } from './support/app.ts';
 
 /**
  * The lookups are indexed reads, at any size of the book: on a seeded database (orders over several
@@ -22,16 +21,16 @@ interface Statement {
   params: unknown[];
 }
 
-let db: Database;
-let t: TestApp;
 let captured: Statement[] | undefined;
 /** The partitions holding at least FILLED rows: orders and intents of the months the seed filled. */
 let filled: Set<string>;
 
-beforeAll(async () => {
-  db = await openTestDatabase({
-    onQuery: (sql, params) => captured?.push({ sql, params: JSON.parse(params || '[]') as unknown[] }),
-  });
+it.override('appOptions', {
+  onQuery: (sql, params) => captured?.push({ sql, params: JSON.parse(params || '[]') as unknown[] }),
+});
+
+// The file's database, seeded and analysed before its app reads it.
+it.beforeAll(async ({ db }) => {
   await seed({ db, config, orders: ORDERS, users: 200, days: 90, seed: 'lookup-plan' });
   await db.prisma.$executeRawUnsafe('ANALYZE');
   const partitions = await db.prisma.$queryRawUnsafe<{ name: string }[]>(
@@ -40,15 +39,10 @@ beforeAll(async () => {
   );
   filled = new Set(partitions.map((row) => row.name));
   expect(filled.size).toBeGreaterThanOrEqual(4);
-  t = await createTestApp({ db });
 }, 300_000);
-afterAll(async () => {
-  await t?.close();
-  await db?.close();
-});
 
 /** Every read the request sent, with its plan. */
-async function plansOf(path: string): Promise<{ sql: string; plan: string }[]> {
+async function plansOf(t: TestApp, db: Database, path: string): Promise<{ sql: string; plan: string }[]> {
   captured = [];
   const reply = await t.rest('GET', path);
   const statements = captured.filter((s) => /^\s*(SELECT|WITH)\b/i.test(s.sql));
@@ -81,26 +75,28 @@ function expectNoScanOfTheBook(plans: { sql: string; plan: string }[]) {
 }
 
 describe('order lookups on a seeded book', () => {
-  it('finds the orders of a transaction through the indexes', async () => {
+  it('finds the orders of a transaction through the indexes', async ({ t, db }) => {
     const [claimed] = await db.prisma.$queryRawUnsafe<{ hash: string }[]>(
       'SELECT claim_tx_hash AS hash FROM intents WHERE claim_tx_hash IS NOT NULL LIMIT 1',
     );
-    const plans = await plansOf(`/orders?tx_hash=${claimed!.hash.toUpperCase().replace('0X', '0x')}`);
+    const plans = await plansOf(t, db, `/orders?tx_hash=${claimed!.hash.toUpperCase().replace('0X', '0x')}`);
     expectNoScanOfTheBook(plans);
     // The lookup itself combines the hash indexes of the partitions.
     expect(plans.map((p) => p.plan).join('\n')).toMatch(/intents_\w*tx_hash\w*/);
   });
 
-  it('finds the order of a swap id, and orders by ids, through the keys', async () => {
+  it('finds the order of a swap id, and orders by ids, through the keys', async ({ t, db }) => {
     const [some] = await db.prisma.$queryRawUnsafe<{ swap_id: string; order_id: string }[]>(
       'SELECT swap_id, order_id FROM swap_keys ORDER BY swap_id LIMIT 1',
     );
     expectNoScanOfTheBook(
       await plansOf(
+        t,
+        db,
         `/orders?swap_id=${some!.swap_id}&status=${'pending,source_created,destination_created,destination_claimed,completed,refunding,cancelled,expired'}`,
       ),
     );
     const ids = await db.prisma.$queryRawUnsafe<{ id: string }[]>('SELECT order_id AS id FROM swap_keys ORDER BY swap_id DESC LIMIT 60');
-    expectNoScanOfTheBook(await plansOf(`/orders?ids=${ids.map((row) => row.id).join(',')}&limit=10&page=2`));
+    expectNoScanOfTheBook(await plansOf(t, db, `/orders?ids=${ids.map((row) => row.id).join(',')}&limit=10&page=2`));
   });
 });

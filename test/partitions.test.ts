@@ -176,7 +176,7 @@ describe.runIf(TEST_DB === 'postgres')('on a database whose time zone is not UTC
       expect(read.createdAt.toISOString().replace('.000Z', 'Z')).toBe(order.created_at);
       const event = { kind: 'create' as const, txHash: `0x${'ab'.repeat(32)}`, blockNumber: 7n, timestamp: new Date() };
       const recorded = await recordEscrowEvent(
-        { ...t.runtime.deps, prisma: elsewhere.prisma, rows: elsewhere.rows },
+        { ...t.runtime.deps, quotes: elsewhere.rows, escrow: elsewhere.escrow, claims: elsewhere.claims },
         order.source_intent.swap_id,
         event,
       );

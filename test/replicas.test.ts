@@ -254,7 +254,7 @@ describe('requests routed to a replica', () => {
       nodes: [
         fakeNode(
           'lagging',
-          { prisma: replicaDb.prisma, rows: replicaDb.rows, orders: replicaDb.orders, replica: 'lagging' },
+          { prisma: replicaDb.prisma, rows: replicaDb.rows, orders: replicaDb.orders, stats: replicaDb.stats, replica: 'lagging' },
           { replay: '0/10' },
         ),
       ],

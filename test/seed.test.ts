@@ -197,7 +197,7 @@ describe('bulk and domain seeding', () => {
       expect(await book(bulkDb)).toEqual(await book(domainDb));
 
       const registry = loadRegistry();
-      const stats = async (db: Database) => computeStats(db.prisma, registry, now);
+      const stats = async (db: Database) => computeStats(db.stats, registry, now);
       expect(await stats(bulkDb)).toEqual(await stats(domainDb));
     } finally {
       await bulkDb.close();

@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { seed } from '../prisma/scripts/seed/index.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Database } from '../src/db/database.ts';
@@ -8,7 +8,7 @@ import { computeStats, type Stats, type StatsWindow } from '../src/domain/stats.
 import { countLivePending } from '../src/domain/status/live-pending.ts';
 import { countByStatus } from '../src/domain/status/count.ts';
 import { ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere } from '../src/domain/status/rule.ts';
-import { openTestDatabase } from './support/database.ts';
+import { it } from './support/app.ts';
 
 /**
  * /stats reads rollups that triggers keep on every write to `orders`. The oracle here reads every
@@ -21,13 +21,13 @@ const registry = loadRegistry(undefined);
 const HOUR = 3_600_000;
 
 let db: Database;
-beforeAll(async () => {
-  db = await openTestDatabase();
+// The file's database (the fixture's), seeded once; no app reads it here.
+it.beforeAll(async ({ db: fileDb }) => {
+  db = fileDb;
   // Row by row through the domain (one order per statement), then in bulk (thousands per statement).
   await seed({ db, config, orders: 60, users: 12, days: 9, seed: 'rollups', mode: 'domain' });
   await seed({ db, config, orders: 60, users: 12, days: 9, seed: 'rollups-bulk', mode: 'bulk' });
 }, 120_000);
-afterAll(() => db?.close());
 
 async function oracle(now: Date): Promise<Omit<Stats, 'computedAt'>> {
   const orders = await db.prisma.order.findMany();
@@ -86,7 +86,7 @@ async function expectAgreement(now: Date): Promise<Stats> {
     await db.prisma.order.count({ where: { OR: (['expired', 'refunding', 'completed'] as const).map((s) => statusWhere(s, now)) } }),
   );
   expect(await countByStatus(db.prisma, 'all', now)).toBe(await db.prisma.order.count());
-  const { computedAt, ...stats } = await computeStats(db.prisma, registry, now);
+  const { computedAt, ...stats } = await computeStats(db.stats, registry, now);
   expect(computedAt).toEqual(now);
   expect(stats).toEqual(await oracle(now));
   return { computedAt, ...stats };
@@ -119,9 +119,9 @@ describe('statistics from rollups', () => {
   });
 
   it('follow multi-row updates and deletes, and ignore updates that change nothing counted', async () => {
-    const before = await computeStats(db.prisma, registry, new Date());
+    const before = await computeStats(db.stats, registry, new Date());
     await db.prisma.order.updateMany({ data: { updatedAt: new Date() } });
-    const { computedAt: _a, ...unchanged } = await computeStats(db.prisma, registry, before.computedAt);
+    const { computedAt: _a, ...unchanged } = await computeStats(db.stats, registry, before.computedAt);
     const { computedAt: _b, ...expected } = before;
     expect(unchanged).toEqual(expected);
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Database } from '../src/db/database.ts';
 import { countByStatus } from '../src/domain/status/count.ts';
 import {
@@ -13,7 +13,7 @@ import {
   type EscrowFacts,
 } from '../src/domain/status/rule.ts';
 import type { Stage } from '../src/generated/prisma/client.ts';
-import { openTestDatabase } from './support/database.ts';
+import { it } from './support/app.ts';
 
 const facts = (s: string): EscrowFacts => ({
   created: s.includes('c'),
@@ -80,8 +80,9 @@ describe('statusWhere, statusSql and the rollup counts agree with statusAt on th
   const offsets = [-7200, -1, 0, 1, 7200];
   const rows: { id: string; stage: Stage; deadlineAt: Date; destExpiresAt: Date }[] = [];
 
-  beforeAll(async () => {
-    db = await openTestDatabase();
+  // The file's database (the fixture's); no app reads it here.
+  it.beforeAll(async ({ db: fileDb }) => {
+    db = fileDb;
     for (const stage of stages) {
       for (const d of offsets) {
         for (const e of offsets) {
@@ -127,7 +128,6 @@ describe('statusWhere, statusSql and the rollup counts agree with statusAt on th
       }
     }
   }, 120_000);
-  afterAll(() => db.close());
 
   it.each(ORDER_STATUSES)('%s', async (status) => {
     const found = await db.prisma.order.findMany({ where: statusWhere(status, now), select: { id: true } });

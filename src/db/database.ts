@@ -14,6 +14,12 @@ import { createOrdersStore, type OrdersStore } from './orders-store.ts';
 import { pgRowReader } from './pg-reader.ts';
 import { statementNamer } from './prepared-statements.ts';
 import { createRowStore, type RowStore } from './row-store.ts';
+import { createClaimsStore } from './claims-store.ts';
+import { createEscrowEventStore } from './escrow-store.ts';
+import { createStatsStore } from './stats-store.ts';
+import { createWebhookEndpointsStore, type WebhookEndpointsStore } from './webhook-endpoints-store.ts';
+import type { ClaimsStore, EscrowEventStore } from '../domain/stores.ts';
+import type { StatsStore } from '../domain/stats.ts';
 
 export type DatabaseKind = 'postgres' | 'pglite';
 
@@ -29,6 +35,14 @@ export interface Database {
   rows: RowStore;
   /** Reading orders: by id, offset and keyset pages, counts (orders-store.ts). */
   orders: OrdersStore;
+  /** Escrow events, each applied in one transaction under its order's lock (escrow-store.ts). */
+  escrow: EscrowEventStore;
+  /** Relayer claims as the API reads and queues them (claims-store.ts). */
+  claims: ClaimsStore;
+  /** Webhook endpoints and their deliveries as the API manages them (webhook-endpoints-store.ts). */
+  webhooks: WebhookEndpointsStore;
+  /** The statistics' rollups (stats-store.ts). */
+  stats: StatsStore;
   kind: DatabaseKind;
   /** Cheap round trip for /ready. */
   ping(): Promise<void>;
@@ -129,7 +143,13 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
         );
         return {
           name,
-          target: { prisma: replicaPrisma, rows: replicaStore, orders: createOrdersStore(replicaPrisma, replicaStore), replica: name },
+          target: {
+            prisma: replicaPrisma,
+            rows: replicaStore,
+            orders: createOrdersStore(replicaPrisma, replicaStore),
+            stats: createStatsStore(replicaPrisma),
+            replica: name,
+          },
           async replayState() {
             const { rows } = await replicaPool.query<{ in_recovery: boolean; replay_lsn: string | null }>(
               'SELECT pg_is_in_recovery() AS in_recovery, pg_last_wal_replay_lsn()::text AS replay_lsn',
@@ -160,6 +180,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     prisma,
     rows,
     orders: createOrdersStore(prisma, rows),
+    ...storesOn(prisma),
     kind: 'postgres',
     replicas,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
@@ -208,6 +229,7 @@ export async function openPglite(dataDir: string | undefined, onQuery?: QueryLis
     prisma,
     rows,
     orders: createOrdersStore(prisma, rows),
+    ...storesOn(prisma),
     kind: 'pglite',
     driver: pgliteTarget(pglite),
     async ping() {
@@ -219,6 +241,16 @@ export async function openPglite(dataDir: string | undefined, onQuery?: QueryLis
       await pglite.close();
       lock?.release();
     },
+  };
+}
+
+/** The stores over Prisma Client, beside the orders store and the row store. */
+function storesOn(prisma: PrismaClient): Pick<Database, 'escrow' | 'claims' | 'webhooks' | 'stats'> {
+  return {
+    escrow: createEscrowEventStore(prisma),
+    claims: createClaimsStore(prisma),
+    webhooks: createWebhookEndpointsStore(prisma),
+    stats: createStatsStore(prisma),
   };
 }
 

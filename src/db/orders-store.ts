@@ -54,6 +54,11 @@ export interface OffsetPage extends Pagination {
 }
 
 export interface OrdersStore {
+  /**
+   * The primary's Prisma Client, for the GraphQL Prisma plugin alone (src/schema/builder.ts): its
+   * relation loading and connection batching are themselves reads of orders.
+   */
+  readonly client: PrismaClient;
   byId(id: string): Promise<Order | null>;
   offsetPage(set: OrderSet, pagination: Pagination, options?: ReadOptions): OffsetPage;
   keysetPage(set: OrderSet, range: KeysetRange, options?: ReadOptions): Promise<Order[]>;
@@ -86,6 +91,7 @@ export function createOrdersStore(prisma: PrismaClient, rows: RowStore): OrdersS
   }
 
   const store: OrdersStore = {
+    client: prisma,
     // Through Prisma Client: one row by primary key is not a hot path, and its traces show the SQL
     // (README, Traces); the row store's statements have no spans.
     byId: (id) => prisma.order.findUnique({ where: { id } }),

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Intent, Stage } from '../generated/prisma/client.ts';
 import type { DomainDeps } from './deps.ts';
+import type { EscrowEventWrite, OrderWithIntents } from './stores.ts';
 import { z } from 'zod';
 import { orderStatusEvent } from './webhook-events.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
@@ -197,50 +198,36 @@ export interface RecordedEvent {
   changed: boolean;
 }
 
+/**
+ * What an escrow event writes to the order holding its escrow (`swapId`), read under the order's lock:
+ * null for an exact repeat; a ConflictError when no chain could produce the event.
+ */
+function escrowEventWrite(order: OrderWithIntents, swapId: string, event: EscrowEvent, now: Date): EscrowEventWrite | null {
+  const intent = [order.sourceIntent, order.destinationIntent].find((one) => one.swapId === swapId)!;
+  const escrows = { deadlineAt: order.deadlineAt, source: order.sourceIntent, destination: order.destinationIntent };
+  const applied = applyEscrowEvent(escrows, intent.side, event, now);
+  if (!applied) return null;
+  const { stage } = applied;
+  const before = statusAt(order, now);
+  const after = statusAt({ ...order, stage }, now);
+  return {
+    intent: { ...eventFields(event), updatedAt: now },
+    revealed: event.kind === 'claim' ? { commitment: event.commitment!, updatedAt: now } : undefined,
+    order: { stage, completedAt: applied.completedAt, updatedAt: now },
+    outbox: after !== before ? orderStatusEvent(order, after, before) : undefined,
+  };
+}
+
 /** Records one escrow event, moves the order's stage, and announces the change. */
 export async function recordEscrowEvent(deps: DomainDeps, swapIdInput: string, event: EscrowEvent): Promise<RecordedEvent> {
   const swapId = swapIdInput.toLowerCase().replace(/^0x/, '');
   if (!/^[0-9a-f]{64}$/.test(swapId)) throw new NotFoundError(`intent ${swapIdInput} not found`);
 
-  const result = await deps.prisma.$transaction(async (tx) => {
-    // swap_keys names the order and its month: the lock looks in one partition. The month stays in SQL, never
-    // a parameter (a time sent back would be read in the session's time zone).
-    const [locked] = await tx.$queryRaw<{ id: string }[]>`
-      SELECT o.id FROM swap_keys k JOIN orders o ON o.id = k.order_id AND o.created_at = k.created_at
-      WHERE k.swap_id = ${swapId} FOR UPDATE OF o`;
-    // An archived month keeps its keys but not its rows (README, Deployment).
-    if (!locked) throw new NotFoundError(`intent ${swapIdInput} not found`);
-    const orderId = locked.id;
-    // One writer per order at a time (the lock above): both escrows' events decide the stage together.
-    const order = await tx.order.findUniqueOrThrow({
-      where: { id: orderId },
-      include: { sourceIntent: true, destinationIntent: true },
-    });
-    const intent = [order.sourceIntent, order.destinationIntent].find((one) => one.swapId === swapId)!;
-    const now = deps.now();
-    const escrows = { deadlineAt: order.deadlineAt, source: order.sourceIntent, destination: order.destinationIntent };
-    const applied = applyEscrowEvent(escrows, intent.side, event, now);
-    if (!applied) return { orderId, userId: order.userId, changed: false };
+  // The decision, and the clock it reads, run under the order's lock.
+  const result = await deps.escrow.applyLocked(swapId, (order) => escrowEventWrite(order, swapId, event, deps.now()));
+  if (!result) throw new NotFoundError(`intent ${swapIdInput} not found`);
 
-    await tx.intent.update({ where: { swapId }, data: { ...eventFields(event), updatedAt: now } });
-    if (event.kind === 'claim') {
-      await tx.intent.updateMany({
-        where: { swapId: { in: [order.sourceSwapId, order.destinationSwapId] } },
-        data: { commitment: event.commitment, updatedAt: now },
-      });
-    }
-    const { stage } = applied;
-    await tx.order.update({
-      where: { id: orderId },
-      data: { stage, completedAt: applied.completedAt, updatedAt: now },
-    });
-    // The webhook outbox row commits with the change, or neither does (src/domain/webhook-events.ts).
-    const before = statusAt(order, now);
-    const after = statusAt({ ...order, stage }, now);
-    if (after !== before) await tx.webhookEvent.create({ data: orderStatusEvent(order, after, before) });
-    return { orderId, userId: order.userId, changed: true };
-  });
-
-  if (result.changed) deps.events.orderChanged({ orderId: result.orderId, userId: result.userId });
-  return { orderId: result.orderId, changed: result.changed };
+  const { order, written } = result;
+  if (written) deps.events.orderChanged({ orderId: order.id, userId: order.userId });
+  return { orderId: order.id, changed: written };
 }

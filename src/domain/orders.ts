@@ -153,11 +153,11 @@ const commitmentReused = () => new ConflictError('commitment_hash is already use
 async function createOrderOnce(deps: DomainDeps, request: CreateOrderCommand, fingerprint: string): Promise<CreatedOrder | null> {
   // Every check reads the quote unlocked: all it checks (pair, amounts, expiry) never changes, and
   // its consumption is decided by the conditional write below.
-  const quote = await deps.rows.quoteById(request.quoteId);
+  const quote = await deps.quotes.quoteById(request.quoteId);
   if (!quote) throw new NotFoundError(`quote_id ${request.quoteId} does not name a quote`);
   if (quote.consumedBy) {
     // Consumed already: by this very request (a replay) or another.
-    if ((await deps.rows.requestHashOf(quote.consumedBy)) === fingerprint) return { orderId: quote.consumedBy, replayed: true };
+    if ((await deps.quotes.requestHashOf(quote.consumedBy)) === fingerprint) return { orderId: quote.consumedBy, replayed: true };
     throw new QuoteConsumedError(`quote_id ${request.quoteId} was already used by a different order request`);
   }
   const now = toSeconds(deps.now());
@@ -170,7 +170,7 @@ async function createOrderOnce(deps: DomainDeps, request: CreateOrderCommand, fi
   // One statement consumes the quote (only if still unconsumed: of concurrent consumers exactly one
   // gets the row, the others wait on its lock, then match nothing) and writes both intents and the
   // order, or writes nothing. A reused commitment_hash fails a unique index: createOrder answers 409.
-  const stored = await deps.rows.insertOrderConsumingQuote(order, intents);
+  const stored = await deps.quotes.insertOrderConsumingQuote(order, intents);
   return stored && { orderId, replayed: false, stored };
 }
 

@@ -42,7 +42,7 @@ export function resolvePair(deps: Pick<DomainDeps, 'registry'>, sourceId: string
 }
 
 export async function createQuote(deps: DomainDeps, command: CreateQuoteCommand): Promise<Quote> {
-  return deps.rows.insertQuote(await priceQuote(deps, command));
+  return deps.quotes.insertQuote(await priceQuote(deps, command));
 }
 
 /** Every check and the price of a quote, without storing it (the bulk seed stores quotes itself). */
@@ -99,8 +99,8 @@ export function isPossibleQuoteId(id: string): boolean {
   return QUOTE_ID.test(id);
 }
 
-export async function findQuote(deps: Pick<DomainDeps, 'rows'>, quoteId: string): Promise<Quote> {
-  const quote = isPossibleQuoteId(quoteId) ? await deps.rows.quoteById(quoteId) : null;
+export async function findQuote(deps: Pick<DomainDeps, 'quotes'>, quoteId: string): Promise<Quote> {
+  const quote = isPossibleQuoteId(quoteId) ? await deps.quotes.quoteById(quoteId) : null;
   if (!quote) throw new NotFoundError(isPossibleQuoteId(quoteId) ? `quote ${quoteId} not found` : 'quote not found');
   return quote;
 }

@@ -1,8 +1,8 @@
 import { Decimal } from 'decimal.js';
-import { Prisma, type PrismaClient, type Stage } from '../generated/prisma/client.ts';
+import type { Stage } from '../generated/prisma/client.ts';
 import { BadRequestError } from './errors.ts';
 import { intInRange, parseField } from './input.ts';
-import { cents } from './stats.ts';
+import { cents, type StatsStore } from './stats.ts';
 import { stageBucket } from './status/rule.ts';
 
 export const STATS_INTERVALS = ['hour', 'day'] as const;
@@ -12,7 +12,6 @@ export type StatsInterval = (typeof STATS_INTERVALS)[number];
 export const MAX_POINTS: Record<StatsInterval, number> = { hour: 168, day: 365 };
 
 const INTERVAL_MS: Record<StatsInterval, number> = { hour: 3_600_000, day: 86_400_000 };
-const MINUTE_MS = 60_000;
 
 /** One bucket of the series: the orders created in [start, start + interval). */
 export interface StatsPoint {
@@ -44,7 +43,8 @@ export function parseSeriesRequest(
   return { interval: kind, last: parseField(LAST[kind], input.last, names.last) };
 }
 
-interface BucketSums {
+/** Orders and volume of one stage in one bucket, as decimal text. */
+export interface BucketSums {
   bucket: Date;
   stage: Stage;
   orders: string;
@@ -52,34 +52,16 @@ interface BucketSums {
 }
 
 /**
- * The series from the rollups, never reading the order book: stats_hourly has every hour's orders by
- * stage (a day is its 24 hours), and the clock's part of the status (pending orders past their
- * deadline count as cancelled, as the all-time figures count them, src/domain/stats.ts) comes from
- * stats_pending by deadline minute, with only the minute now is in read from `orders` (an index range).
- * Buckets are UTC hours or days; the last one holds now. Every bucket is present, zeros where no order.
+ * The series from the rollups, never reading the order book (src/db/stats-store.ts): the clock's part of
+ * the status (pending orders past their deadline count as cancelled, as the all-time figures count them,
+ * src/domain/stats.ts) comes from the live pending orders by bucket. Buckets are UTC hours or days; the
+ * last one holds now. Every bucket is present, zeros where no order.
  */
-export async function computeSeries(prisma: PrismaClient, { interval, last }: SeriesRequest, now: Date): Promise<StatsPoint[]> {
+export async function computeSeries(store: StatsStore, { interval, last }: SeriesRequest, now: Date): Promise<StatsPoint[]> {
   const step = INTERVAL_MS[interval];
   const current = Math.floor(now.getTime() / step) * step;
   const first = new Date(current - (last - 1) * step);
-  const width = Prisma.raw(`'1 ${interval}'`);
-  const bin = (column: Prisma.Sql) => Prisma.sql`date_bin(${width}::interval, ${column}, TIMESTAMPTZ '2000-01-01 00:00:00+00')`;
-  const liveFrom = new Date(Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS + MINUTE_MS);
-
-  const [sums, live] = await Promise.all([
-    prisma.$queryRaw<BucketSums[]>`
-      SELECT ${bin(Prisma.sql`hour`)} AS bucket, stage::text AS stage, sum(orders)::text AS orders, sum(volume_usd)::text AS volume
-      FROM stats_hourly WHERE hour >= ${first} GROUP BY 1, 2`,
-    // Pending orders the clock has not expired yet, by the bucket of their creation.
-    prisma.$queryRaw<{ bucket: Date; orders: string }[]>`
-      SELECT bucket, sum(orders)::text AS orders FROM (
-        SELECT ${bin(Prisma.sql`created_minute`)} AS bucket, orders FROM stats_pending
-        WHERE deadline_minute >= ${liveFrom} AND created_minute >= ${first}
-        UNION ALL
-        SELECT ${bin(Prisma.sql`created_at`)}, 1 FROM orders
-        WHERE stage = 'pending' AND deadline_at > ${now} AND deadline_at < ${liveFrom} AND created_at >= ${first}
-      ) AS live GROUP BY 1`,
-  ]);
+  const [sums, live] = await Promise.all([store.bucketSums(interval, first), store.livePendingByBucket(interval, first, now)]);
 
   const points = new Map<number, { total: Decimal; completed: Decimal; cancelled: Decimal; pending: Decimal; volume: Decimal }>();
   for (let i = 0; i < last; i++) {

@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
-import { Prisma, type PrismaClient, type Stage } from '../generated/prisma/client.ts';
-import { countLivePending } from './status/live-pending.ts';
+import type { Stage } from '../generated/prisma/client.ts';
+import type { BucketSums, StatsInterval } from './stats-series.ts';
 import type { Registry } from './registry/registry.ts';
 import { stageBucket, type StatusBucket } from './status/rule.ts';
 
@@ -40,13 +40,12 @@ export interface Stats {
 }
 
 const TOP_N = 10;
-const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
-type WindowName = 'all' | 'd1' | 'd7';
+export type WindowName = 'all' | 'd1' | 'd7';
 
 /** Sums for one window and stage, as decimal text (exact NUMERIC and BIGINT from SQL). */
-interface StageSums {
+export interface StageSums {
   w: WindowName;
   stage: Stage;
   orders: string;
@@ -55,56 +54,47 @@ interface StageSums {
   secs: string;
 }
 
+/** A source -> destination pair or a source asset, with its orders and USD volume as decimal text. */
+export interface RolledUp {
+  orders: string;
+  volume: string;
+}
+
+/**
+ * The rollups statistics are read from (src/db/stats-store.ts implements it). The windows are the
+ * orders created at or after `since` (d1, d7) and all of them.
+ */
+export interface StatsStore {
+  /** Per window and stage: orders, volume, timed orders and their completion seconds. */
+  stageSums(since: Record<'d1' | 'd7', Date>): Promise<StageSums[]>;
+  /** Distinct users per window. */
+  users(since: Record<'d1' | 'd7', Date>): Promise<Record<`${WindowName}_users`, number>>;
+  /** Pending orders the clock has not made `expired` yet, per window (src/domain/status/live-pending.ts). */
+  livePending(now: Date, since: Record<'d1' | 'd7', Date>): Promise<Record<WindowName, number>>;
+  /** The chain pairs with the most orders (then volume), most first. */
+  topChainPairs(limit: number): Promise<(RolledUp & { sourceChain: string; destChain: string })[]>;
+  /** The source assets with the most orders (then volume), most first. */
+  topAssets(limit: number): Promise<(RolledUp & { asset: string })[]>;
+  /** Per bucket (UTC hours or days) from `first` and stage: orders and volume (stats-series.ts). */
+  bucketSums(interval: StatsInterval, first: Date): Promise<BucketSums[]>;
+  /** Pending orders the clock has not made `expired` yet, by the bucket of their creation, from `first`. */
+  livePendingByBucket(interval: StatsInterval, first: Date, now: Date): Promise<{ bucket: Date; orders: string }[]>;
+}
+
 /**
  * Every figure is exact until the very end: counts and sums come from SQL as decimal text and are
- * added with decimal.js; USD values become JSON numbers only after rounding to cents.
- *
- * Nothing here scans the order book. The rollup tables (stats_hourly, stats_pairs, stats_assets,
- * stats_users) are kept current by triggers on `orders`, so the cost does not grow with its size:
- * - all-time figures sum the hourly rollup; a window sums its whole hours from the rollup and reads
- *   the orders of its first, partial hour directly (an index range of at most one hour);
- * - the clock's part of the status (`pending` orders past their deadline are `expired`) comes from
- *   the stats_pending rollup, by deadline minute (src/domain/status/live-pending.ts);
- * - a user is in a window exactly when their latest order is (stats_users.last_order_at, indexed).
+ * added with decimal.js; USD values become JSON numbers only after rounding to cents. Nothing scans
+ * the order book: the figures come from rollups (src/db/stats-store.ts).
  */
-export async function computeStats(prisma: PrismaClient, registry: Registry, now: Date): Promise<Stats> {
+export async function computeStats(store: StatsStore, registry: Registry, now: Date): Promise<Stats> {
   const since = { d1: new Date(now.getTime() - DAY_MS), d7: new Date(now.getTime() - 7 * DAY_MS) };
-  // The first whole hour of each window: the hour before it is partial and read from `orders`.
-  const wholeFrom = {
-    d1: new Date(Math.ceil(since.d1.getTime() / HOUR_MS) * HOUR_MS),
-    d7: new Date(Math.ceil(since.d7.getTime() / HOUR_MS) * HOUR_MS),
-  };
-  const rollup = (w: WindowName, where: Prisma.Sql) => Prisma.sql`
-    SELECT ${w} AS w, stage::text AS stage, sum(orders)::text AS orders, sum(volume_usd)::text AS volume,
-           sum(timed_orders)::text AS timed, sum(completion_secs)::text AS secs
-    FROM stats_hourly WHERE ${where} GROUP BY stage`;
-  const edge = (w: 'd1' | 'd7') => Prisma.sql`
-    SELECT ${w} AS w, stage::text AS stage, count(*)::text AS orders, sum(volume_usd)::text AS volume,
-           count(completed_at)::text AS timed, sum(stats_completion_secs(created_at, completed_at))::text AS secs
-    FROM orders WHERE created_at >= ${since[w]} AND created_at < ${wholeFrom[w]} GROUP BY stage`;
-
-  const [sums, [users], live, pairs, assets] = await Promise.all([
-    prisma.$queryRaw<StageSums[]>`
-      ${rollup('all', Prisma.sql`TRUE`)}
-      UNION ALL ${rollup('d1', Prisma.sql`hour >= ${wholeFrom.d1}`)}
-      UNION ALL ${rollup('d7', Prisma.sql`hour >= ${wholeFrom.d7}`)}
-      UNION ALL ${edge('d1')}
-      UNION ALL ${edge('d7')}`,
-    // Users in each window in one pass (a user is in a window when their latest order is).
-    prisma.$queryRaw<Record<`${WindowName}_users`, number>[]>`
-      SELECT count(*)::int AS all_users,
-             (count(*) FILTER (WHERE last_order_at >= ${since.d1}))::int AS d1_users,
-             (count(*) FILTER (WHERE last_order_at >= ${since.d7}))::int AS d7_users
-      FROM stats_users`,
-    countLivePending(prisma, now, { all: null, d1: since.d1, d7: since.d7 }),
-    prisma.$queryRaw<{ source_chain: string; dest_chain: string; orders: string; volume: string }[]>`
-      SELECT source_chain, dest_chain, orders::text, volume_usd::text AS volume FROM stats_pairs WHERE orders > 0
-      ORDER BY stats_pairs.orders DESC, volume_usd DESC, source_chain, dest_chain LIMIT ${TOP_N}`,
-    prisma.$queryRaw<{ asset: string; orders: string; volume: string }[]>`
-      SELECT asset, orders::text, volume_usd::text AS volume FROM stats_assets WHERE orders > 0
-      ORDER BY stats_assets.orders DESC, volume_usd DESC, asset LIMIT ${TOP_N}`,
+  const [sums, users, live, pairs, assets] = await Promise.all([
+    store.stageSums(since),
+    store.users(since),
+    store.livePending(now, since),
+    store.topChainPairs(TOP_N),
+    store.topAssets(TOP_N),
   ]);
-  if (!users) throw new Error('stats query returned no row');
 
   const window = (w: WindowName): StatsWindow => {
     const rows = sums.filter((row) => row.w === w);
@@ -136,8 +126,8 @@ export async function computeStats(prisma: PrismaClient, registry: Registry, now
     last24h: window('d1'),
     last7d: window('d7'),
     topChainPairs: pairs.map((p) => ({
-      sourceChain: p.source_chain,
-      destChain: p.dest_chain,
+      sourceChain: p.sourceChain,
+      destChain: p.destChain,
       orderCount: Number(p.orders),
       volumeUsd: cents(new Decimal(p.volume)),
     })),

@@ -17,10 +17,7 @@ export type SubmitClaimCommand = z.output<typeof SubmitClaimSchema>;
 
 export async function requestClaim(deps: DomainDeps, request: SubmitClaimCommand): Promise<RelayerClaim> {
   const orderId = orderIdOrNotFound(request.orderId);
-  const order = await deps.prisma.order.findUnique({
-    where: { id: orderId },
-    include: { destinationIntent: true, relayerClaim: true },
-  });
+  const order = await deps.claims.orderForClaim(orderId);
   if (!order) throw new NotFoundError(`order ${request.orderId} not found`);
   if (!secretMatches(request.commitment, order.commitmentHash)) {
     throw new BadRequestError("commitment does not hash to the order's commitment_hash");
@@ -36,24 +33,18 @@ export async function requestClaim(deps: DomainDeps, request: SubmitClaimCommand
     throw new ConflictError("the destination escrow's cancel_after has passed: it can no longer be claimed safely");
   }
   // Concurrent identical requests: one insert wins, the others read it.
-  await deps.prisma.relayerClaim.createMany({
-    data: [
-      {
-        orderId,
-        commitment: request.commitment,
-        chain: destination.chain,
-        swapId: destination.swapId,
-        nextAttemptAt: deps.now(),
-      },
-    ],
-    skipDuplicates: true,
+  return deps.claims.queueOnce({
+    orderId,
+    commitment: request.commitment,
+    chain: destination.chain,
+    swapId: destination.swapId,
+    nextAttemptAt: deps.now(),
   });
-  return deps.prisma.relayerClaim.findUniqueOrThrow({ where: { orderId } });
 }
 
-export async function findClaim(deps: Pick<DomainDeps, 'prisma'>, orderIdInput: string): Promise<RelayerClaim> {
+export async function findClaim(deps: Pick<DomainDeps, 'claims'>, orderIdInput: string): Promise<RelayerClaim> {
   const orderId = orderIdOrNotFound(orderIdInput);
-  const claim = await deps.prisma.relayerClaim.findUnique({ where: { orderId } });
+  const claim = await deps.claims.byOrderId(orderId);
   if (!claim) throw new NotFoundError(`no claim for order ${orderIdInput}`);
   return claim;
 }

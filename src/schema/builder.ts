@@ -44,7 +44,8 @@ export const builder = new SchemaBuilder<{
   plugins: [PrismaPlugin, RelayPlugin],
   defaultFieldNullability: false,
   prisma: {
-    client: (ctx) => ctx.prisma as PrismaClient,
+    // The plugin's relation loading and batching read orders: it gets its client from the orders store.
+    client: (ctx) => ctx.orders.client as PrismaClient,
     dmmf: getDatamodel(),
     filterConnectionTotalCount: true,
     // A resolver that forgets to spread `query` loses the selection optimisation: make it loud in tests.

@@ -83,9 +83,7 @@ const StatsRef = builder.objectRef<Stats>('Stats').implement({
       resolve: async (_stats, args, ctx) => {
         const request = parseSeriesRequest(args);
         const now = ctx.now();
-        const cached = await ctx.statsCache.series(`${request.interval}:${request.last}`, async () =>
-          computeSeries((await ctx.reads.lagTolerant()).prisma, request, now),
-        );
+        const cached = await ctx.statsCache.series(`${request.interval}:${request.last}`, () => computeSeries(ctx.stats, request, now));
         ctx.cacheMaxAgeSecs = Math.min(ctx.cacheMaxAgeSecs ?? cached.remainingSecs, cached.remainingSecs);
         return cached.points;
       },
@@ -109,7 +107,7 @@ builder.queryFields((t) => ({
       // The series alone (GET /stats/series) reads none of the aggregates: they are not computed for it.
       if (!selects(info, [], AGGREGATE_FIELDS)) return SERIES_ONLY;
       // Statistics tolerate lag (they are cached for minutes anyway): a replica computes them when one is usable.
-      const cached = await ctx.statsCache.get(async () => computeStats((await ctx.reads.lagTolerant()).prisma, ctx.registry, ctx.now()));
+      const cached = await ctx.statsCache.get(() => computeStats(ctx.stats, ctx.registry, ctx.now()));
       ctx.cacheMaxAgeSecs = cached.remainingSecs;
       return cached.stats;
     },

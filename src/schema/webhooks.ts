@@ -117,7 +117,7 @@ builder.queryFields((t) => ({
   webhookEndpoints: t.field({
     type: [WebhookEndpoint],
     description: "The calling key's webhook endpoints, newest first.",
-    resolve: (_root, _args, ctx) => listEndpoints(ctx.prisma, requireOwner(ctx.webhookOwner, ctx.apiKey)),
+    resolve: (_root, _args, ctx) => listEndpoints(ctx.webhooks, requireOwner(ctx.webhookOwner, ctx.apiKey)),
   }),
   webhookDeliveries: t.field({
     type: [WebhookDelivery],
@@ -126,7 +126,7 @@ builder.queryFields((t) => ({
       endpointId: t.arg.string({ required: true, description: 'The endpoint id.' }),
       limit: t.arg.int({ required: false, description: 'At most this many (1-100, default 50).' }),
     },
-    resolve: (_root, args, ctx) => listDeliveries(ctx.prisma, requireOwner(ctx.webhookOwner, ctx.apiKey), args.endpointId, args.limit),
+    resolve: (_root, args, ctx) => listDeliveries(ctx.webhooks, requireOwner(ctx.webhookOwner, ctx.apiKey), args.endpointId, args.limit),
   }),
 }));
 
@@ -137,7 +137,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateWebhookEndpointInput, required: true, description: 'The endpoint.' }) },
     resolve: (_root, { input }, ctx) =>
       createEndpoint(
-        { prisma: ctx.prisma, registry: ctx.registry, allowPrivateTargets: ctx.config.webhooks.allowPrivateTargets },
+        { webhooks: ctx.webhooks, registry: ctx.registry, allowPrivateTargets: ctx.config.webhooks.allowPrivateTargets },
         requireOwner(ctx.webhookOwner, ctx.apiKey),
         { url: input.url, events: input.events, users: input.users ?? undefined, chains: input.chains ?? undefined },
       ),
@@ -146,19 +146,19 @@ builder.mutationFields((t) => ({
     type: WebhookEndpoint,
     description: 'Deletes an endpoint of the calling key, with its deliveries.',
     args: { id: t.arg.string({ required: true, description: 'The endpoint id.' }) },
-    resolve: (_root, args, ctx) => deleteEndpoint(ctx.prisma, requireOwner(ctx.webhookOwner, ctx.apiKey), args.id),
+    resolve: (_root, args, ctx) => deleteEndpoint(ctx.webhooks, requireOwner(ctx.webhookOwner, ctx.apiKey), args.id),
   }),
   rotateWebhookSecret: t.field({
     type: WebhookEndpointWithSecret,
     description: 'A new signing secret; the old one also signs for the grace period.',
     args: { input: t.arg({ type: RotateWebhookSecretInput, required: true, description: 'The endpoint and grace period.' }) },
-    resolve: (_root, { input: { id, ...input } }, ctx) => rotateSecret(ctx.prisma, requireOwner(ctx.webhookOwner, ctx.apiKey), id, input),
+    resolve: (_root, { input: { id, ...input } }, ctx) => rotateSecret(ctx.webhooks, requireOwner(ctx.webhookOwner, ctx.apiKey), id, input),
   }),
   redeliverWebhook: t.field({
     type: WebhookDelivery,
     description: "Sends a delivery's event again (same webhook-id), now; enables a disabled endpoint.",
     args: { input: t.arg({ type: RedeliverWebhookInput, required: true, description: 'The delivery.' }) },
     resolve: (_root, { input }, ctx) =>
-      redeliver(ctx.prisma, requireOwner(ctx.webhookOwner, ctx.apiKey), input.endpointId, input.deliveryId),
+      redeliver(ctx.webhooks, requireOwner(ctx.webhookOwner, ctx.apiKey), input.endpointId, input.deliveryId),
   }),
 }));

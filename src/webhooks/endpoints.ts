@@ -3,10 +3,11 @@ import { z } from 'zod';
 import { ConflictError, UnauthenticatedError, badRequest, notFound } from '../domain/errors.ts';
 import { intInRange, missingOr, object, parseField, parseInput, text } from '../domain/input.ts';
 import type { Registry } from '../domain/registry/registry.ts';
-import type { PrismaClient, WebhookEndpoint } from '../generated/prisma/client.ts';
+import type { WebhookEndpoint } from '../generated/prisma/client.ts';
 import { bearerToken } from '../http/auth.ts';
 import { apiKeyMessage, isOneOf, type ApiKeyCheck } from '../http/api-keys.ts';
 import { WEBHOOK_EVENT_TYPES, newId } from '../domain/webhook-events.ts';
+import type { WebhookEndpointsStore } from '../db/webhook-endpoints-store.ts';
 import { urlProblem } from './target.ts';
 
 /**
@@ -59,7 +60,7 @@ export const RotateSecretSchema = object({ graceSeconds: intInRange(0, MAX_GRACE
 const DELIVERIES_LIMIT = intInRange(1, 100);
 
 export async function createEndpoint(
-  deps: { prisma: PrismaClient; registry: Registry; allowPrivateTargets: boolean },
+  deps: { webhooks: WebhookEndpointsStore; registry: Registry; allowPrivateTargets: boolean },
   owner: string,
   input: unknown,
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
@@ -70,24 +71,9 @@ export async function createEndpoint(
     if (!deps.registry.chain(chain)) throw badRequest('chains must hold listed chain ids (see GET /chains)');
   }
   const secret = newSecret();
-  const endpoint = await oneAtATime(owner, () => insertUnderCap(deps.prisma, owner, request, secret));
-  return { endpoint, secret };
-}
-
-/**
- * The count and the insert under one lock per owner (a transaction-scoped advisory lock), so concurrent
- * registrations by one key, on any instance, each see the ones before them and the cap holds (a count
- * before an insert would not).
- */
-function insertUnderCap(prisma: PrismaClient, owner: string, request: CreateWebhook, secret: string): Promise<WebhookEndpoint> {
-  return prisma.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`webhook-endpoints:${owner}`}, 0))`;
-    const count = await tx.webhookEndpoint.count({ where: { owner } });
-    if (count >= MAX_ENDPOINTS_PER_OWNER) {
-      throw new ConflictError(`a key may register at most ${MAX_ENDPOINTS_PER_OWNER} webhook endpoints`);
-    }
-    return tx.webhookEndpoint.create({
-      data: {
+  const endpoint = await oneAtATime(owner, () =>
+    deps.webhooks.insertUnderCap(
+      {
         id: newId('ep'),
         owner,
         url: request.url,
@@ -96,8 +82,11 @@ function insertUnderCap(prisma: PrismaClient, owner: string, request: CreateWebh
         filterChains: [...new Set(request.chains ?? [])],
         secret,
       },
-    });
-  });
+      MAX_ENDPOINTS_PER_OWNER,
+    ),
+  );
+  if (!endpoint) throw new ConflictError(`a key may register at most ${MAX_ENDPOINTS_PER_OWNER} webhook endpoints`);
+  return { endpoint, secret };
 }
 
 /**
@@ -116,65 +105,54 @@ function oneAtATime<T>(owner: string, work: () => Promise<T>): Promise<T> {
   return run;
 }
 
-export function listEndpoints(prisma: PrismaClient, owner: string): Promise<WebhookEndpoint[]> {
-  return prisma.webhookEndpoint.findMany({ where: { owner }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+export function listEndpoints(webhooks: WebhookEndpointsStore, owner: string): Promise<WebhookEndpoint[]> {
+  return webhooks.list(owner);
 }
 
-export async function ownedEndpoint(prisma: PrismaClient, owner: string, id: string): Promise<WebhookEndpoint> {
-  const endpoint = await prisma.webhookEndpoint.findFirst({ where: { id, owner } });
+export async function ownedEndpoint(webhooks: WebhookEndpointsStore, owner: string, id: string): Promise<WebhookEndpoint> {
+  const endpoint = await webhooks.ownedEndpoint(owner, id);
   if (!endpoint) throw notFound(`webhook endpoint ${id} not found`);
   return endpoint;
 }
 
-export async function deleteEndpoint(prisma: PrismaClient, owner: string, id: string): Promise<WebhookEndpoint> {
-  const endpoint = await ownedEndpoint(prisma, owner, id);
-  await prisma.webhookEndpoint.deleteMany({ where: { id, owner } });
+export async function deleteEndpoint(webhooks: WebhookEndpointsStore, owner: string, id: string): Promise<WebhookEndpoint> {
+  const endpoint = await ownedEndpoint(webhooks, owner, id);
+  await webhooks.delete(owner, id);
   return endpoint;
 }
 
 /** A new secret; the old one keeps signing (both signatures sent) for the grace period. */
 export async function rotateSecret(
-  prisma: PrismaClient,
+  webhooks: WebhookEndpointsStore,
   owner: string,
   id: string,
   input: unknown,
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const grace = parseInput(RotateSecretSchema, input).graceSeconds ?? DEFAULT_GRACE_SECONDS;
-  const current = await ownedEndpoint(prisma, owner, id);
+  const current = await ownedEndpoint(webhooks, owner, id);
   const secret = newSecret();
-  const endpoint = await prisma.webhookEndpoint.update({
-    where: { id: current.id },
-    data: { secret, previousSecret: current.secret, previousSecretUntil: new Date(Date.now() + grace * 1000) },
+  const endpoint = await webhooks.rotate(current.id, {
+    secret,
+    previousSecret: current.secret,
+    previousSecretUntil: new Date(Date.now() + grace * 1000),
   });
   return { endpoint, secret };
 }
 
 /** Deliveries of an endpoint, newest first, each with its attempts. */
-export async function listDeliveries(prisma: PrismaClient, owner: string, id: string, limit: unknown) {
+export async function listDeliveries(webhooks: WebhookEndpointsStore, owner: string, id: string, limit: unknown) {
   const take = limit == null ? 50 : parseField(DELIVERIES_LIMIT, limit, 'limit');
-  await ownedEndpoint(prisma, owner, id);
-  return prisma.webhookDelivery.findMany({
-    where: { endpointId: id },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take,
-    include: { event: { select: { type: true } }, attemptLog: { orderBy: { id: 'asc' } } },
-  });
+  await ownedEndpoint(webhooks, owner, id);
+  return webhooks.deliveries(id, take);
 }
 
 /**
  * Sends an event again: a new delivery of the same event (same webhook-id, so a receiver that
  * already processed it can tell), due now, also for an endpoint that was disabled (which it enables).
  */
-export async function redeliver(prisma: PrismaClient, owner: string, id: string, deliveryId: string) {
-  await ownedEndpoint(prisma, owner, id);
-  const original = await prisma.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId: id } });
+export async function redeliver(webhooks: WebhookEndpointsStore, owner: string, id: string, deliveryId: string) {
+  await ownedEndpoint(webhooks, owner, id);
+  const original = await webhooks.delivery(id, deliveryId);
   if (!original) throw notFound(`delivery ${deliveryId} not found for webhook endpoint ${id}`);
-  const [, delivery] = await prisma.$transaction([
-    prisma.webhookEndpoint.update({ where: { id }, data: { disabledAt: null, disabledReason: null, failingSince: null } }),
-    prisma.webhookDelivery.create({
-      data: { id: newId('dlv'), endpointId: id, eventId: original.eventId, eventSeq: original.eventSeq, orderId: original.orderId },
-      include: { event: { select: { type: true } }, attemptLog: true },
-    }),
-  ]);
-  return delivery;
+  return webhooks.redeliver(id, newId('dlv'), original);
 }

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { test as base } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import type { Database, PostgresOptions } from '../../src/db/database.ts';
+import type { Database, PostgresOptions, QueryListener } from '../../src/db/database.ts';
 import { memoryStatsCache, type StatsCache } from '../../src/domain/stats-cache.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import { openTestDatabase } from './database.ts';
@@ -61,7 +61,7 @@ export interface GqlReply {
 
 export interface TestAppOptions {
   env?: Record<string, string>;
-  onQuery?: (sql: string) => void;
+  onQuery?: QueryListener;
   /** Short PostgreSQL timeouts for a database opened for this app (PGlite has none). */
   databaseTimeouts?: PostgresOptions['timeouts'];
   /** Share one database between several app instances. */

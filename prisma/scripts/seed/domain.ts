@@ -1,3 +1,4 @@
+import type { Database } from '../../../src/db/database.ts';
 import type { DomainDeps } from '../../../src/domain/deps.ts';
 import { recordEscrowEvent } from '../../../src/domain/escrow-events.ts';
 import { createOrder } from '../../../src/domain/orders.ts';
@@ -6,7 +7,7 @@ import type { Plan } from './plan.ts';
 import { type Progress, requestsOf, type SeedClock, type Seeded } from './requests.ts';
 
 /** Seeding through the domain rules: every quote, order and escrow event by the domain calls, one at a time. */
-export async function seedThroughDomain(deps: DomainDeps, clock: SeedClock, plan: Plan, progress: Progress): Promise<Seeded> {
+export async function seedThroughDomain(db: Database, deps: DomainDeps, clock: SeedClock, plan: Plan, progress: Progress): Promise<Seeded> {
   const orderIds: string[] = [];
   let events = 0;
   const every = Math.max(1, Math.round(plan.orders.length / 10));
@@ -19,7 +20,7 @@ export async function seedThroughDomain(deps: DomainDeps, clock: SeedClock, plan
     orderIds.push(orderId);
 
     if (order.events.length > 0) {
-      const { sourceSwapId, destinationSwapId } = await deps.prisma.order.findUniqueOrThrow({
+      const { sourceSwapId, destinationSwapId } = await db.prisma.order.findUniqueOrThrow({
         where: { id: orderId },
         select: { sourceSwapId: true, destinationSwapId: true },
       });
@@ -34,7 +35,7 @@ export async function seedThroughDomain(deps: DomainDeps, clock: SeedClock, plan
   // Read back what the product stored.
   const stored = new Map<string, Seeded['rows'][number]>();
   for (let i = 0; i < orderIds.length; i += 1000) {
-    const rows = await deps.prisma.order.findMany({
+    const rows = await db.prisma.order.findMany({
       where: { id: { in: orderIds.slice(i, i + 1000) } },
       select: { id: true, stage: true, deadlineAt: true, destExpiresAt: true },
     });

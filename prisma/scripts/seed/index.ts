@@ -101,7 +101,7 @@ export async function seed(options: SeedOptions): Promise<SeedResult> {
 
   let seeded: Seeded;
   try {
-    seeded = mode === 'bulk' ? await seedInBulk(db, deps, clock, plan, progress) : await seedThroughDomain(deps, clock, plan, progress);
+    seeded = mode === 'bulk' ? await seedInBulk(db, deps, clock, plan, progress) : await seedThroughDomain(db, deps, clock, plan, progress);
   } finally {
     await runtime.stop();
   }

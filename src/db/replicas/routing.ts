@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../../generated/prisma/client.ts';
+import type { StatsStore } from '../../domain/stats.ts';
 import type { OffsetPage, OrdersStore } from '../orders-store.ts';
 import type { RowStore } from '../row-store.ts';
 import type { ReplicaSet } from './health.ts';
@@ -27,6 +28,7 @@ export interface ReadTarget {
   prisma: PrismaClient;
   rows: RowStore;
   orders: OrdersStore;
+  stats: StatsStore;
   /** The replica's name (its host:port), undefined for the primary. */
   replica?: string;
 }
@@ -95,8 +97,9 @@ export function primaryOnly(primary: ReadTarget): ReadRouting {
  * The orders store a request reads through: pages and counts where its lag-tolerant reads go, one
  * order by id on the replica with the primary behind it (an order just created is never a 404).
  */
-export function routedOrdersStore(reads: RequestReads): OrdersStore {
+export function routedOrdersStore(reads: RequestReads, primary: OrdersStore): OrdersStore {
   return {
+    client: primary.client,
     byId: (id) => reads.byId((target) => target.orders.byId(id)),
     offsetPage(set, pagination, options) {
       let page: Promise<OffsetPage> | undefined;
