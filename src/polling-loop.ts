@@ -36,6 +36,11 @@ export abstract class PollingLoop {
   /** One round of work. */
   abstract tick(): Promise<unknown>;
 
+  /** What the timer runs each round: `tick()`, unless a worker's round may leave work running (src/webhooks/worker.ts). */
+  protected roundWork(): Promise<unknown> {
+    return this.tick();
+  }
+
   get isRunning(): boolean {
     return !this.stopped;
   }
@@ -69,7 +74,7 @@ export abstract class PollingLoop {
     if (this.stopped || this.inFlight) return;
     this.woken = false;
     let delay = this.loop.intervalMs;
-    this.inFlight = this.tick().then(
+    this.inFlight = this.roundWork().then(
       () => {
         this.failures = 0;
       },

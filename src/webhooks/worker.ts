@@ -47,19 +47,46 @@ interface LeasedDelivery {
  * - Sending: a delivery is leased (database clock, token-fenced, like src/relayer/worker.ts), so one
  *   instance sends each attempt; only when no earlier delivery of the same order to the same endpoint
  *   is pending, so each endpoint hears about an order in order.
+ * - Isolation: each endpoint has its own PER_ENDPOINT_IN_FLIGHT slots; a round leases only for endpoints
+ *   with no send in flight here and does not wait for its sends, and each finished send wakes the loop, so
+ *   a slow or dead endpoint holds up only its own deliveries. `stop()` waits for the sends in flight.
  * - Retries: exponential backoff with jitter, for WEBHOOK_RETRY_FOR_SECONDS; an endpoint whose every
  *   attempt failed for WEBHOOK_DISABLE_AFTER_SECONDS is disabled, with its reason.
  * - The clock sweep writes the events of clock-driven changes (`expired`, time-based `refunding`).
  */
 export class WebhookWorker extends PollingLoop {
   private lastSweep = 0;
+  /** Sends in flight from this instance, by endpoint. */
+  private readonly sending = new Map<string, Set<Promise<void>>>();
 
   constructor(private readonly options: WebhookWorkerOptions) {
     super({ name: 'webhook', intervalMs: options.settings.pollMs, logger: options.logger });
   }
 
-  /** One round: sweep (when due), fan out, send what is due. Returns the attempts made. */
+  /** One round that also waits for the sends it started (tests, scripts). Returns the attempts started. */
   async tick(): Promise<number> {
+    const started = await this.dispatch();
+    await this.settled();
+    return started;
+  }
+
+  /** Resolves once no send of this instance is in flight. */
+  async settled(): Promise<void> {
+    while (this.sending.size > 0) await Promise.all([...this.sending.values()].flatMap((sends) => [...sends]));
+  }
+
+  override async stop(): Promise<void> {
+    await super.stop();
+    await this.settled();
+  }
+
+  /** The loop's round starts sends without waiting for them: no round waits for its slowest receiver. */
+  protected override roundWork(): Promise<number> {
+    return this.dispatch();
+  }
+
+  /** Sweep (when due), fan out, start the sends that are due. Returns the attempts started. */
+  private async dispatch(): Promise<number> {
     if (Date.now() - this.lastSweep >= this.options.settings.sweepMs) {
       this.lastSweep = Date.now();
       await this.sweep();
@@ -69,11 +96,25 @@ export class WebhookWorker extends PollingLoop {
     }
     let sent = 0;
     for (;;) {
-      const leased = await this.lease();
+      const leased = await this.lease([...this.sending.keys()]);
       if (leased.length === 0) return sent;
-      await Promise.all(leased.map((delivery) => this.send(delivery)));
+      for (const delivery of leased) this.startSend(delivery);
       sent += leased.length;
     }
+  }
+
+  private startSend(delivery: LeasedDelivery): void {
+    const sends = this.sending.get(delivery.endpoint_id) ?? new Set<Promise<void>>();
+    this.sending.set(delivery.endpoint_id, sends);
+    const send: Promise<void> = this.send(delivery)
+      .catch((err: unknown) => this.options.logger.warn({ err, delivery: delivery.id }, 'webhook send failed'))
+      .finally(() => {
+        sends.delete(send);
+        if (sends.size === 0) this.sending.delete(delivery.endpoint_id);
+        // The endpoint has free slots again: its next deliveries need not wait for the poll interval.
+        this.wake();
+      });
+    sends.add(send);
   }
 
   /** Fans out up to 50 events; returns how many it took. */
@@ -149,24 +190,34 @@ export class WebhookWorker extends PollingLoop {
     });
   }
 
-  private lease(): Promise<LeasedDelivery[]> {
+  /** Up to PER_ENDPOINT_IN_FLIGHT deliveries per endpoint, none of an endpoint in `busy`. */
+  private lease(busy: string[]): Promise<LeasedDelivery[]> {
     const leaseSecs = (this.options.settings.timeoutMs + 30_000) / 1000;
+    const batch = this.options.batch ?? 20;
     return this.options.prisma.$queryRaw<LeasedDelivery[]>`
       WITH leased AS (
         UPDATE webhook_deliveries d
         SET lease_until = clock_timestamp() + make_interval(secs => ${leaseSecs}::double precision),
             lease_token = gen_random_uuid(), attempts = attempts + 1
         WHERE d.id IN (
-          SELECT c.id FROM webhook_deliveries c
-          JOIN webhook_endpoints ep ON ep.id = c.endpoint_id AND ep.disabled_at IS NULL
-          WHERE c.state = 'pending' AND c.next_attempt_at <= clock_timestamp()
-            AND (c.lease_until IS NULL OR c.lease_until < clock_timestamp())
-            AND NOT EXISTS (
-              SELECT 1 FROM webhook_deliveries p
-              WHERE p.endpoint_id = c.endpoint_id AND p.order_id = c.order_id AND p.event_seq < c.event_seq AND p.state = 'pending')
-          ORDER BY c.next_attempt_at, c.event_seq
-          LIMIT ${this.options.batch ?? 20}
-          FOR UPDATE OF c SKIP LOCKED)
+          SELECT ranked.id FROM (
+            SELECT due.id, due.next_attempt_at, due.event_seq,
+              row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at, due.event_seq) AS place
+            FROM (
+              SELECT c.id, c.endpoint_id, c.next_attempt_at, c.event_seq FROM webhook_deliveries c
+              JOIN webhook_endpoints ep ON ep.id = c.endpoint_id AND ep.disabled_at IS NULL
+              WHERE c.state = 'pending' AND c.next_attempt_at <= clock_timestamp()
+                AND (c.lease_until IS NULL OR c.lease_until < clock_timestamp())
+                AND c.endpoint_id <> ALL(${busy}::text[])
+                AND NOT EXISTS (
+                  SELECT 1 FROM webhook_deliveries p
+                  WHERE p.endpoint_id = c.endpoint_id AND p.order_id = c.order_id AND p.event_seq < c.event_seq AND p.state = 'pending')
+              ORDER BY c.next_attempt_at, c.event_seq
+              LIMIT ${batch * PER_ENDPOINT_IN_FLIGHT}
+              FOR UPDATE OF c SKIP LOCKED) due) ranked
+          WHERE ranked.place <= ${PER_ENDPOINT_IN_FLIGHT}
+          ORDER BY ranked.next_attempt_at, ranked.event_seq
+          LIMIT ${batch})
         RETURNING d.id, d.endpoint_id, d.event_id, d.attempts, d.lease_token::text AS lease_token,
           extract(epoch FROM clock_timestamp() - d.created_at)::float8 AS age_secs
       )
@@ -253,6 +304,9 @@ const CLOCK_TURNS_SQL = `
   FROM orders o
   WHERE ${clockTurnedSql('o', '$1::timestamptz', '$2::timestamptz')}
   ORDER BY CASE WHEN o.stage = 'pending' THEN o.deadline_at ELSE o.dest_expires_at END, o.id`;
+
+/** Sends one instance has in flight to one endpoint: a slow endpoint ties up only these. */
+const PER_ENDPOINT_IN_FLIGHT = 4;
 
 /** How long an event that no endpoint wanted stays in the outbox after its fan-out. */
 const OUTBOX_RETENTION_MS = 24 * 3600 * 1000;
