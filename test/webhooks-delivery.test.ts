@@ -3,18 +3,13 @@ import { describe, expect } from 'vitest';
 import { it } from './support/app.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
 import { makeOrder, makeQuote, newSecret, orderBody } from './support/fixtures.ts';
-import { FAST, Receiver, register, until } from './support/webhook-receiver.ts';
+import { cleanAfterEach, FAST, Receiver, register, until } from './support/webhook-receiver.ts';
 
 /** Webhook delivery: signatures, retries, order, filters, rotation, redelivery, one sender per attempt. */
 
 let receiver: Receiver;
 it.override('appOptions', { env: FAST });
-it.afterEach(async ({ t }) => {
-  await receiver?.close();
-  for (const endpoint of (await t.rest('GET', '/webhooks')).body.result) await t.rest('DELETE', `/webhooks/${endpoint.id}`);
-  // Deliveries of earlier tests are gone with their endpoints; events already fanned out stay behind.
-  await t.runtime.webhooks.tick();
-});
+cleanAfterEach(() => receiver);
 
 describe('delivery', () => {
   it('signs per Standard Webhooks (verified by the standardwebhooks library); data is the REST order plus previous_status', async ({

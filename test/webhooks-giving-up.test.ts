@@ -1,18 +1,13 @@
 import { describe, expect } from 'vitest';
 import { it, type OpenApp } from './support/app.ts';
 import { makeOrder } from './support/fixtures.ts';
-import { FAST, Receiver, register, sleep, until } from './support/webhook-receiver.ts';
+import { cleanAfterEach, FAST, Receiver, register, sleep, until } from './support/webhook-receiver.ts';
 
 /** Webhook deliveries that keep failing: the retry window, disabling an endpoint, and the outbox sweep. */
 
 let receiver: Receiver;
 it.override('appOptions', { env: FAST });
-it.afterEach(async ({ t }) => {
-  await receiver?.close();
-  for (const endpoint of (await t.rest('GET', '/webhooks')).body.result) await t.rest('DELETE', `/webhooks/${endpoint.id}`);
-  // Deliveries of earlier tests are gone with their endpoints; events already fanned out stay behind.
-  await t.runtime.webhooks.tick();
-});
+cleanAfterEach(() => receiver);
 
 describe('giving up', () => {
   async function failingApp(apps: OpenApp, env: Record<string, string>) {

@@ -1,17 +1,12 @@
 import { describe, expect } from 'vitest';
 import { it } from './support/app.ts';
-import { FAST, Receiver, register } from './support/webhook-receiver.ts';
+import { cleanAfterEach, FAST, Receiver, register } from './support/webhook-receiver.ts';
 
 /** Webhook endpoints: registering, listing, deleting, bad input, and whose key owns them. */
 
 let receiver: Receiver;
 it.override('appOptions', { env: FAST });
-it.afterEach(async ({ t }) => {
-  await receiver?.close();
-  for (const endpoint of (await t.rest('GET', '/webhooks')).body.result) await t.rest('DELETE', `/webhooks/${endpoint.id}`);
-  // Deliveries of earlier tests are gone with their endpoints; events already fanned out stay behind.
-  await t.runtime.webhooks.tick();
-});
+cleanAfterEach(() => receiver);
 
 describe('webhook endpoints', () => {
   it('registers an endpoint with a whsec_ secret shown only once, lists and deletes it', async ({ t }) => {

@@ -1,18 +1,13 @@
 import { describe, expect } from 'vitest';
 import { it } from './support/app.ts';
 import { makeOrder } from './support/fixtures.ts';
-import { FAST, Receiver, register, until } from './support/webhook-receiver.ts';
+import { cleanAfterEach, FAST, Receiver, register, until } from './support/webhook-receiver.ts';
 
 /** Webhook targets: private addresses refused, redirects not followed. */
 
 let receiver: Receiver;
 it.override('appOptions', { env: FAST });
-it.afterEach(async ({ t }) => {
-  await receiver?.close();
-  for (const endpoint of (await t.rest('GET', '/webhooks')).body.result) await t.rest('DELETE', `/webhooks/${endpoint.id}`);
-  // Deliveries of earlier tests are gone with their endpoints; events already fanned out stay behind.
-  await t.runtime.webhooks.tick();
-});
+cleanAfterEach(() => receiver);
 
 describe('targets', () => {
   it('never delivers to loopback or private addresses unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true', async ({ apps }) => {

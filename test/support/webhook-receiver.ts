@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { expect } from 'vitest';
-import type { Json, TestApp } from './app.ts';
+import { it, type Json, type TestApp } from './app.ts';
 
 /** A real HTTP receiver on loopback; `answer` decides each reply. */
 interface Received {
@@ -63,4 +63,16 @@ export async function register(t: TestApp, url: string, extra: Record<string, un
   );
   expect(reply.status, JSON.stringify(reply.body)).toBe(201);
   return reply.body.result as { id: string; secret: string };
+}
+
+/**
+ * After each test of a webhook file: the test's receiver closed, the file app's endpoints deleted (their
+ * deliveries go with them; events already fanned out stay behind).
+ */
+export function cleanAfterEach(receiver: () => Receiver | undefined) {
+  it.afterEach(async ({ t }) => {
+    await receiver()?.close();
+    for (const endpoint of (await t.rest('GET', '/webhooks')).body.result) await t.rest('DELETE', `/webhooks/${endpoint.id}`);
+    await t.runtime.webhooks.tick();
+  });
 }
