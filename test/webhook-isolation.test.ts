@@ -52,3 +52,32 @@ it('a fast endpoint gets its deliveries promptly while a dead neighbour times ou
     await Promise.all([fast.close(), dead.close()]);
   }
 });
+
+it("a slow delivery takes one of its endpoint's slots, not all of them: other orders' deliveries go past it", async ({ apps }) => {
+  const receiver = await new Receiver().start();
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  // The first request waits until the test lets it go; every later one is answered at once.
+  receiver.answer = (n, res) => (n === 1 ? void held.then(() => res.end('ok')) : res.end('ok'));
+  const app = await apps({ freshDatabase: true, env: { ...FAST, WEBHOOK_TIMEOUT_MS: '10000', WEBHOOK_POLL_MS: '50' } });
+  try {
+    await register(app, receiver.url, { events: ['order.status_changed'] });
+    app.runtime.webhooks.start();
+    await makeOrder(app, {}, 'slow-first');
+    const waitFor = async (done: () => boolean) => {
+      const end = Date.now() + 5_000;
+      while (!done() && Date.now() < end) await sleep(10);
+    };
+    await waitFor(() => receiver.received.length >= 1);
+    expect(receiver.received).toHaveLength(1);
+    for (let i = 0; i < 3; i++) await makeOrder(app, {}, `behind-${i}`);
+    await waitFor(() => receiver.received.length >= 4);
+    // All three arrived while the first was still unanswered.
+    expect(receiver.received).toHaveLength(4);
+  } finally {
+    release();
+    await app.runtime.webhooks.stop();
+    await app.close();
+    await receiver.close();
+  }
+});

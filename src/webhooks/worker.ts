@@ -47,9 +47,9 @@ interface LeasedDelivery {
  * - Sending: a delivery is leased (database clock, token-fenced, like src/relayer/worker.ts), so one
  *   instance sends each attempt; only when no earlier delivery of the same order to the same endpoint
  *   is pending, so each endpoint hears about an order in order.
- * - Isolation: each endpoint has its own PER_ENDPOINT_IN_FLIGHT slots; a round leases only for endpoints
- *   with no send in flight here and does not wait for its sends, and each finished send wakes the loop, so
- *   a slow or dead endpoint holds up only its own deliveries. `stop()` waits for the sends in flight.
+ * - Isolation: each endpoint has its own PER_ENDPOINT_IN_FLIGHT slots; a round leases only into an
+ *   endpoint's free slots and does not wait for its sends, and each finished send wakes the loop, so a
+ *   slow or dead endpoint holds up only its own deliveries. `stop()` waits for the sends in flight.
  * - Retries: exponential backoff with jitter, for WEBHOOK_RETRY_FOR_SECONDS; an endpoint whose every
  *   attempt failed for WEBHOOK_DISABLE_AFTER_SECONDS is disabled, with its reason.
  * - The clock sweep writes the events of clock-driven changes (`expired`, time-based `refunding`).
@@ -96,7 +96,7 @@ export class WebhookWorker extends PollingLoop {
     }
     let sent = 0;
     for (;;) {
-      const leased = await this.lease([...this.sending.keys()]);
+      const leased = await this.lease(new Map([...this.sending].map(([endpoint, sends]) => [endpoint, sends.size])));
       if (leased.length === 0) return sent;
       for (const delivery of leased) this.startSend(delivery);
       sent += leased.length;
@@ -190,8 +190,13 @@ export class WebhookWorker extends PollingLoop {
     });
   }
 
-  /** Up to PER_ENDPOINT_IN_FLIGHT deliveries per endpoint, none of an endpoint in `busy`. */
-  private lease(busy: string[]): Promise<LeasedDelivery[]> {
+  /**
+   * Due deliveries, each endpoint's oldest first, up to its free slots (PER_ENDPOINT_IN_FLIGHT less its
+   * sends in flight here, `sending`). Each endpoint's are read from the (endpoint_id, state, next_attempt_at,
+   * event_seq) index and the read stops at its free slots, so a lease costs the same with a backlog of
+   * thousands as with none.
+   */
+  private lease(sending: Map<string, number>): Promise<LeasedDelivery[]> {
     const leaseSecs = (this.options.settings.timeoutMs + 30_000) / 1000;
     const batch = this.options.batch ?? 20;
     return this.options.prisma.$queryRaw<LeasedDelivery[]>`
@@ -200,23 +205,21 @@ export class WebhookWorker extends PollingLoop {
         SET lease_until = clock_timestamp() + make_interval(secs => ${leaseSecs}::double precision),
             lease_token = gen_random_uuid(), attempts = attempts + 1
         WHERE d.id IN (
-          SELECT ranked.id FROM (
-            SELECT due.id, due.next_attempt_at, due.event_seq,
-              row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at, due.event_seq) AS place
-            FROM (
-              SELECT c.id, c.endpoint_id, c.next_attempt_at, c.event_seq FROM webhook_deliveries c
-              JOIN webhook_endpoints ep ON ep.id = c.endpoint_id AND ep.disabled_at IS NULL
-              WHERE c.state = 'pending' AND c.next_attempt_at <= clock_timestamp()
-                AND (c.lease_until IS NULL OR c.lease_until < clock_timestamp())
-                AND c.endpoint_id <> ALL(${busy}::text[])
-                AND NOT EXISTS (
-                  SELECT 1 FROM webhook_deliveries p
-                  WHERE p.endpoint_id = c.endpoint_id AND p.order_id = c.order_id AND p.event_seq < c.event_seq AND p.state = 'pending')
-              ORDER BY c.next_attempt_at, c.event_seq
-              LIMIT ${batch * PER_ENDPOINT_IN_FLIGHT}
-              FOR UPDATE OF c SKIP LOCKED) due) ranked
-          WHERE ranked.place <= ${PER_ENDPOINT_IN_FLIGHT}
-          ORDER BY ranked.next_attempt_at, ranked.event_seq
+          SELECT due.id FROM webhook_endpoints ep
+          LEFT JOIN unnest(${[...sending.keys()]}::text[], ${[...sending.values()]}::int[]) AS busy(endpoint_id, sends)
+            ON busy.endpoint_id = ep.id
+          CROSS JOIN LATERAL (
+            SELECT c.id, c.next_attempt_at, c.event_seq FROM webhook_deliveries c
+            WHERE c.endpoint_id = ep.id AND c.state = 'pending' AND c.next_attempt_at <= clock_timestamp()
+              AND (c.lease_until IS NULL OR c.lease_until < clock_timestamp())
+              AND NOT EXISTS (
+                SELECT 1 FROM webhook_deliveries p
+                WHERE p.endpoint_id = c.endpoint_id AND p.order_id = c.order_id AND p.event_seq < c.event_seq AND p.state = 'pending')
+            ORDER BY c.next_attempt_at, c.event_seq
+            LIMIT ${PER_ENDPOINT_IN_FLIGHT} - coalesce(busy.sends, 0)
+            FOR UPDATE OF c SKIP LOCKED) due
+          WHERE ep.disabled_at IS NULL AND coalesce(busy.sends, 0) < ${PER_ENDPOINT_IN_FLIGHT}
+          ORDER BY due.next_attempt_at, due.event_seq
           LIMIT ${batch})
         RETURNING d.id, d.endpoint_id, d.event_id, d.attempts, d.lease_token::text AS lease_token,
           extract(epoch FROM clock_timestamp() - d.created_at)::float8 AS age_secs
