@@ -72,6 +72,16 @@ export interface OrderRange {
 
 /** Intents read with their order (attached to the row, not a field of it): no second query for them. */
 const INTENTS_READ = Symbol('intentsRead');
+
+/**
+ * Both intents of each order `o`, each looked up by its own key: `swap_id` with `created_at` (an order's
+ * intents share its month, so each lookup prunes to one partition). Each is a LATERAL subquery with LIMIT 1
+ * (the key is unique, so it changes no result) because PostgreSQL cannot flatten it into a plain join:
+ * without planner statistics (a fresh install, a new month's partition) a plain join may be planned as a
+ * merge or hash join on `created_at` over whole partitions (README, Performance).
+ */
+export const BOTH_INTENTS = `CROSS JOIN LATERAL (SELECT * FROM intents i WHERE i.swap_id = o.source_swap_id AND i.created_at = o.created_at LIMIT 1) s
+      CROSS JOIN LATERAL (SELECT * FROM intents i WHERE i.swap_id = o.destination_swap_id AND i.created_at = o.created_at LIMIT 1) d`;
 type WithIntents = { [INTENTS_READ]?: readonly Intent[] };
 
 /** The order with the intents that came with it (a page read withIntents, or the rows a create wrote). */
@@ -126,13 +136,11 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
 
   /** ordersFrom, plus one more value computed by the same statement (`extra`, an SQL expression), when any row came back. */
   async function ordersWith(orders: string, args: unknown[], argTypes: ArgType[], withIntents: boolean, extra?: string) {
-    // The joins match created_at too: an order's intents share its month, so each looks in one partition.
     const also = extra ? `, ${extra}` : '';
     const sql = withIntents
       ? `SELECT ${qualified(ORDER, 'o')}, ${qualified(INTENT, 's')}, ${qualified(INTENT, 'd')}${also}
       FROM (${orders}) o
-      JOIN intents s ON s.swap_id = o.source_swap_id AND s.created_at = o.created_at
-      JOIN intents d ON d.swap_id = o.destination_swap_id AND d.created_at = o.created_at
+      ${BOTH_INTENTS}
       ORDER BY o.created_at DESC, o.id DESC`
       : `SELECT *${also} FROM (${orders}) o ORDER BY o.created_at DESC, o.id DESC`;
     const sourceAt = ORDER.columns.length;
@@ -231,8 +239,7 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
         statement = `SELECT (SELECT count(*) FROM orders WHERE user_id = $3) AS total,
           string_agg(${orderJson(`$${args.length}::timestamptz`)}, ',' ORDER BY o.created_at DESC, o.id DESC) AS data
         FROM (${sql}) o
-        JOIN intents s ON s.swap_id = o.source_swap_id AND s.created_at = o.created_at
-        JOIN intents d ON d.swap_id = o.destination_swap_id AND d.created_at = o.created_at`;
+        ${BOTH_INTENTS}`;
         built.set(sql, statement);
       }
       const [row] = await query(statement, args, argTypes);

@@ -100,13 +100,13 @@ export function orderJson(keys: Keys, now = 'now()'): string {
 }
 
 /**
- * The page's orders (`orders`, a statement that orders and limits them) with both intents joined: the page
- * first, then the joins, on created_at too, as the service's row store reads it (an order's intents share its
- * month, hence its partition).
+ * The page's orders (`orders`, a statement that orders and limits them) with both intents, each looked up
+ * by its key in a LATERAL subquery, as the service's row store reads them (BOTH_INTENTS in
+ * src/db/row-store.ts says why that shape).
  */
 const pageWithIntents = (orders: string) =>
-  `(${orders}) o JOIN intents s ON s.swap_id = o.source_swap_id AND s.created_at = o.created_at ` +
-  'JOIN intents d ON d.swap_id = o.destination_swap_id AND d.created_at = o.created_at';
+  `(${orders}) o CROSS JOIN LATERAL (SELECT * FROM intents i WHERE i.swap_id = o.source_swap_id AND i.created_at = o.created_at LIMIT 1) s ` +
+  'CROSS JOIN LATERAL (SELECT * FROM intents i WHERE i.swap_id = o.destination_swap_id AND i.created_at = o.created_at LIMIT 1) d';
 
 /** A user's page: its orders' JSON joined with commas, and the user's total, in one statement. */
 const userPageSql = (keys: Keys) => `
