@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 
 /**
@@ -18,7 +19,7 @@ const WATCHER_KEY = process.env.PROBE_WATCHER_KEY ?? '';
 const TRUST_PROXY = process.env.PROBE_TRUST_PROXY === 'true';
 const SLOW = process.env.PROBE_SLOW === 'true';
 const J = { 'content-type': 'application/json' };
-const KEY = API_KEY ? { authorization: `Bearer ${API_KEY}` } : {};
+const KEY: Record<string, string> = API_KEY ? { authorization: `Bearer ${API_KEY}` } : {};
 
 type Json = Record<string, any>;
 interface Attack {
@@ -228,6 +229,37 @@ const attacks: Attack[] = [
     },
   },
   // Resources
+  {
+    kind: 'resource',
+    name: 'one IP opens WS_MAX_CONNECTIONS_PER_IP + 10 SSE subscriptions (PROBE_STREAMS, default 60): the extra are refused',
+    fixedIn: 'src/http/subscription-limits.ts (test/websocket-per-ip.test.ts)',
+    async run() {
+      const body = JSON.stringify({ query: `subscription { orderUpdated(orderId: "${'0'.repeat(64)}") { status } }` });
+      const opened: { destroy(): void }[] = [];
+      const answers = await Promise.all(
+        Array.from(
+          { length: Number(process.env.PROBE_STREAMS ?? 60) },
+          () =>
+            new Promise<string>((resolve) => {
+              const req = httpRequest(new URL('/graphql', BASE), {
+                method: 'POST',
+                headers: { ...J, accept: 'text/event-stream', 'content-length': Buffer.byteLength(body) },
+              });
+              let text = '';
+              // A refusal is one error result, then the stream ends; an accepted stream stays open.
+              req.on('response', (res) => res.on('data', (chunk: Buffer) => (text += chunk)).on('end', () => resolve(text)));
+              req.on('error', (error) => resolve(error.message));
+              setTimeout(() => resolve(text), 2_000);
+              req.end(body);
+              opened.push(req);
+            }),
+        ),
+      );
+      for (const req of opened) req.destroy();
+      const refused = answers.filter((chunk) => chunk.includes('TOO_MANY_SUBSCRIPTIONS')).length;
+      expect(refused > 0, `all ${answers.length} streams open`);
+    },
+  },
   {
     kind: 'resource',
     name: 'GraphQL field merging: 990 same-name fields, two 490-field fragments on one object',
