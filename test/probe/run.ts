@@ -280,6 +280,20 @@ const attacks: Attack[] = [
   },
   {
     kind: 'resource',
+    name: 'JSON nested 30,000 deep, as a REST body and as a GraphQL variable: 400 / BAD_REQUEST',
+    async run() {
+      const deep = `${'['.repeat(30_000)}${']'.repeat(30_000)}`;
+      expect((await call('POST', '/quotes', deep, KEY)).status === 400, 'REST');
+      const reply = await call(
+        'POST',
+        '/graphql',
+        `{"query":"query ($v: [String!]) { orders(filter: { ids: $v }) { total } }","variables":{"v":${deep}}}`,
+      );
+      expect(reply.json?.errors?.[0]?.extensions?.code === 'BAD_REQUEST', reply.text.slice(0, 100));
+    },
+  },
+  {
+    kind: 'resource',
     name: 'pages: negative, zero, huge and fractional page/limit/first/last: 400 or BAD_REQUEST, never INTERNAL',
     fixedIn: 'src/http/error-masking.ts (test/orders-read.test.ts)',
     async run() {
