@@ -143,7 +143,7 @@ export function createApp(deps: AppDeps): App {
       graphqlBodyPlugin(),
       graphqlVariablesPlugin(),
       ...graphqlLimitPlugins({ production: deps.config.env === 'production' }),
-      subscriptionLimitPlugin(deps.limits.subscriptions),
+      subscriptionLimitPlugin(deps.limits.subscriptions, { slots: deps.limits.sseStreamsPerIp, trustProxy: deps.limits.trustProxy }),
       // Each document (the REST layer's fixed ones, and clients' after Yoga's parse cache) is compiled
       // to a function once, then run without the generic executor's per-field interpretation.
       // Subscriptions keep the standard executor (the JIT's subscribe does not deliver Pothos' events).

@@ -27,4 +27,14 @@ describe('event timestamps', () => {
     expect(claim.status).toBe(409);
     expect(claim.body.result).toMatch(/^a claim cannot be dated before the destination escrow's create/);
   }, 90_000);
+
+  it('refuses an event dated after now, past the clock tolerance; a year-9999 claim cannot enter the statistics', async ({ t }) => {
+    const { src } = await order(t);
+    const far = await postEvent(t, src, escrowEvent('create', 10, {}, new Date('9999-12-31T23:59:59Z')));
+    expect(far.status).toBe(409);
+    expect(far.body.result).toMatch(/^a create cannot be dated 9999-12-31T23:59:59Z: that is more than 2 h after now \(/);
+    expect((await postEvent(t, src, escrowEvent('create', 10, {}, at(t, 2 * 3600 + 1)))).status).toBe(409);
+    // Within the tolerance (a block timestamp a little ahead of our clock) it is a fact like any other.
+    expect((await postEvent(t, src, escrowEvent('create', 10, {}, at(t, 2 * 3600)))).status).toBe(200);
+  }, 90_000);
 });

@@ -1,13 +1,19 @@
+import { request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { parse } from 'csv-parse/sync';
 import { describe, expect } from 'vitest';
 import { seed } from '../prisma/scripts/seed/index.ts';
 import { loadConfig } from '../src/config.ts';
+import { createHttpServer } from '../src/http/node-server.ts';
 import { EXPORT_COLUMNS } from '../src/rest/export.ts';
 import { it, type TestApp } from './support/app.ts';
 import { makeOrder, makeQuote, orderBody } from './support/fixtures.ts';
 
 // More than two export pages (100 each), so the keyset cursor is followed across pages.
 const ORDERS = 230;
+
+const queries: string[] = [];
+it.override('appOptions', { onQuery: (sql: string) => queries.push(sql) });
 
 // The file's database, seeded before its app starts.
 it.beforeAll(async ({ db }) => {
@@ -149,6 +155,49 @@ describe('GET /orders/user/{user_id}/export', () => {
     const [, formulaRow] = parse(csv) as string[][];
     // A leading quote keeps the cell text in a spreadsheet.
     expect(formulaRow![EXPORT_COLUMNS.findIndex((c) => c.name === 'user_id')]).toBe(`'${formula}`);
+  });
+});
+
+describe('HEAD of an export', () => {
+  /** One request over a real socket (Node drops a HEAD's body as it is written); the SQL it ran. */
+  async function over(t: TestApp, method: string) {
+    const server: Server = createHttpServer(t.app, {
+      headersTimeoutMs: 5_000,
+      requestTimeoutMs: 10_000,
+      keepAliveTimeoutMs: 500,
+      maxRequestsPerSocket: 10,
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    queries.length = 0;
+    const answer = await new Promise<{ status: number; type: string | undefined; bytes: number }>((resolve, reject) => {
+      const req = httpRequest({
+        port: (server.address() as AddressInfo).port,
+        host: '127.0.0.1',
+        path: '/orders/export?format=ndjson',
+        method,
+      });
+      req.on('response', (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        res.on('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'], bytes }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    // Whatever the stream still does after the answer.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    return { ...answer, queries: queries.length };
+  }
+
+  it('answers with the headers and reads no page past the first', async ({ t }) => {
+    const get = await over(t, 'GET');
+    const head = await over(t, 'HEAD');
+    expect(head).toMatchObject({ status: 200, type: get.type, bytes: 0 });
+    expect(get.bytes).toBeGreaterThan(0);
+    // GET reads three pages; HEAD the first only (a refused filter is still an error envelope).
+    expect(head.queries).toBeLessThan(get.queries);
   });
 });
 

@@ -103,6 +103,24 @@ describe.skipIf(TEST_DB !== 'pglite')('the socket layer', () => {
     expect(envelopeOf(garbage.text)).toEqual({ status: 'Error', result: 'malformed HTTP request' });
   });
 
+  it('refuses a body declared over the limit before it is sent (Expect: 100-continue), and closes', async () => {
+    const ask = (length: number) =>
+      `POST /graphql HTTP/1.1\r\nHost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\nexpect: 100-continue\r\n\r\n`;
+    const big = await exchange(port, [ask(10_000_000)], 2_000);
+    expect(big.text).not.toContain('100 Continue');
+    expect(statusOf(big.text)).toBe(413);
+    expect(envelopeOf(big.text)).toEqual({ status: 'Error', result: 'body must be at most 65536 bytes' });
+    expect(big.closedAfterMs).toBeLessThan(1_500);
+
+    const body = '{"query":"{ __typename }"}';
+    const small = await exchange(port, [ask(body.length), body], 1_000, 100);
+    expect(small.text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+
+    const odd = await exchange(port, ['GET /chains HTTP/1.1\r\nHost: localhost\r\nexpect: 200-ok\r\n\r\n'], 500);
+    expect(statusOf(odd.text)).toBe(417);
+    expect(envelopeOf(odd.text)).toEqual({ status: 'Error', result: 'the Expect header may only be 100-continue' });
+  });
+
   it('bounds keep-alive: an idle connection is closed, and one socket serves a bounded number of requests', async () => {
     const idle = await exchange(port, ['GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n'], 3_000);
     expect(statusOf(idle.text)).toBe(200);

@@ -250,7 +250,13 @@ describe('GraphQL reads', () => {
     const cursor = (chunk: string) => Buffer.from(`GPC:${chunk}`).toString('base64');
     const page = (after: string) =>
       t.gql(`query ($a: String) { ordersConnection(first: 2, after: $a) { edges { node { orderId } } } }`, { a: after });
-    for (const forged of [cursor('T:["D:abc","S:x"]'), cursor('T:["N:5","S:x"]'), cursor('T:["D:0","N:7"]')]) {
+    // A NUL in the id would reach PostgreSQL, which refuses it as text: an internal error, not the client's.
+    for (const forged of [
+      cursor('T:["D:abc","S:x"]'),
+      cursor('T:["N:5","S:x"]'),
+      cursor('T:["D:0","N:7"]'),
+      cursor('T:["D:1","S:\\u0000"]'),
+    ]) {
       expect((await page(forged)).errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
     }
     const ids = newestFirst();
@@ -262,6 +268,11 @@ describe('GraphQL reads', () => {
   it('caps connection pages at 100', async ({ t }) => {
     const reply = await t.gql(`{ ordersConnection(first: 101) { edges { cursor } } }`);
     expect(reply.errors?.[0]).toMatchObject({ message: 'first must be from 0 to 100', extensions: { code: 'BAD_REQUEST' } });
+    // A negative size is refused by plugin-relay before the resolver: still the client's error, not INTERNAL.
+    for (const size of ['first', 'last']) {
+      const negative = await t.gql(`{ ordersConnection(${size}: -5) { edges { cursor } } }`);
+      expect(negative.errors?.[0]).toMatchObject({ message: `${size} must be from 0 to 100`, extensions: { code: 'BAD_REQUEST' } });
+    }
   });
 
   it("reads one order and one user's page", async ({ t }) => {

@@ -42,6 +42,17 @@ describe('rate limits', () => {
     expect((await t.rest('GET', '/health', undefined, from(me))).status).toBe(200);
   });
 
+  it('takes the hop the trusted proxy appended (the last), so a client cannot pick the IP it is counted as', async ({ t }) => {
+    const me = ip();
+    const statuses = [];
+    // A fresh made-up first hop per request, as a client behind the proxy can send: all one caller.
+    for (let i = 0; i < 6; i++) statuses.push((await t.rest('GET', '/chains', undefined, from(`${ip()}, ${me}`))).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    // A header of thousands of hops is read from its end.
+    const long = `${Array.from({ length: 2000 }, () => '198.51.100.1').join(',')}, ${ip()}`;
+    expect((await t.rest('GET', '/chains', undefined, from(long))).headers.get('ratelimit-remaining')).toBe('4');
+  });
+
   it('counts a caller with a verified key by its key, not its IP', async ({ t }) => {
     const statuses = [];
     for (let i = 0; i < 9; i++) statuses.push((await t.rest('GET', '/chains', undefined, from(ip(), bearer(API_KEY)))).status);

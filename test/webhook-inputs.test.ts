@@ -33,6 +33,25 @@ describe('webhook inputs are parsed like every other input', () => {
     expect((await t.rest('POST', `/webhooks/${endpoint.id}/rotate-secret`, { grace_seconds: 60 })).status).toBe(200);
   });
 
+  it('takes user ids by the rule of orders: NFC, nothing invisible, nothing a URL path cannot carry', async ({ t }) => {
+    const register = (users: string[]) => t.rest('POST', '/webhooks', { url: URL, events: ['claim.failed'], users });
+    for (const [user, rule] of [
+      ['ali\u200bce', 'must not contain control, invisible or bidirectional formatting characters'],
+      ['\u202ealice', 'must not contain control, invisible or bidirectional formatting characters'],
+      ['a\u0085b', 'must not contain control, invisible or bidirectional formatting characters'],
+      ['a\ud800', 'must not contain unpaired surrogates'],
+      ['..', 'must not be . or .. (it must fit in one URL path segment)'],
+    ]) {
+      const reply = await register(['bob', user!]);
+      expect(reply.status, JSON.stringify(reply.body)).toBe(400);
+      expect(reply.body.result).toBe(`users[1] ${rule}`);
+    }
+    // Stored as orders store it, so the filter matches the orders of the user it names.
+    const created = await register(['e\u0301'.normalize('NFD')]);
+    expect(created.status).toBe(201);
+    expect(created.body.result.users).toEqual(['\u00e9']);
+  });
+
   it('names the field and the rule, as GraphQL spells it', async ({ t }) => {
     const created = await t.gql(`mutation { createWebhookEndpoint(input: { url: "${URL}", events: ["order.created"] }) { secret } }`);
     expect(created.errors?.[0]).toMatchObject({

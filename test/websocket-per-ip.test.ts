@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import { WebSocket } from 'ws';
 import { it, type TestApp } from './support/app.ts';
+import { subscribeSse } from './support/sse.ts';
 import { WsSession, eventually, listen, type Listening } from './support/ws.ts';
 
 /** A test app on the file's database, on a real port with these settings; closed after the describe block. */
@@ -62,6 +63,35 @@ describe('WebSocket connections per IP', () => {
       expect(fourth.isOpen).toBe(true);
     } finally {
       await Promise.all(sessions.map((session) => session.close()));
+    }
+  });
+});
+
+describe('SSE subscriptions per IP', () => {
+  const s = serve({ WS_MAX_CONNECTIONS_PER_IP: '3' });
+  const query = 'subscription ($id: String!) { orderUpdated(orderId: $id) { status } }';
+  const variables = { id: '0'.repeat(64) };
+
+  it('refuses a 4th open SSE stream from one IP with TOO_MANY_SUBSCRIPTIONS; ending one frees a slot', async () => {
+    const open = await Promise.all([1, 2, 3].map(() => subscribeSse(s.server.base, query, variables)));
+    try {
+      const refused = await fetch(`${s.server.base}/graphql`, {
+        method: 'POST',
+        headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+        body: JSON.stringify({ query, variables }),
+      });
+      const text = await refused.text();
+      expect(text).toContain('an IP address may hold at most 3 open SSE subscriptions; close one first');
+      expect(text).toContain('TOO_MANY_SUBSCRIPTIONS');
+      // WebSockets are counted apart: the same IP still opens one.
+      const socket = await WsSession.open(s.server.wsUrl);
+      await socket.close();
+
+      await open.shift()!.close();
+      await eventually('a slot is free', () => s.t.runtime.limits.sseStreamsPerIp.count('127.0.0.1') === 2);
+      open.push(await subscribeSse(s.server.base, query, variables));
+    } finally {
+      await Promise.all(open.map((subscription) => subscription.close()));
     }
   });
 });

@@ -1,12 +1,15 @@
 /**
- * Open WebSockets counted per client IP against a cap (`WS_MAX_CONNECTIONS_PER_IP`): each holds a
- * socket, its buffers and a keep-alive timer for as long as the client likes, so one address may
- * not hold them all. The IP is the one the rate limiter uses (src/http/rate-limit.ts clientIp).
+ * Open WebSockets, or open SSE streams, counted per client IP against a cap (`WS_MAX_CONNECTIONS_PER_IP`,
+ * each kind on its own): each holds a socket and its buffers for as long as the client likes, so one
+ * address may not hold them all. The IP is the one the rate limiter uses (src/http/rate-limit.ts clientIp).
  */
 export class ConnectionsPerIp {
   private readonly open = new Map<string, number>();
 
-  constructor(readonly limit: number) {}
+  constructor(
+    readonly limit: number,
+    private readonly what = 'open WebSocket connections',
+  ) {}
 
   count(ip: string): number {
     return this.open.get(ip) ?? 0;
@@ -28,6 +31,6 @@ export class ConnectionsPerIp {
   }
 
   refusal(): string {
-    return `an IP address may hold at most ${this.limit} open WebSocket connections; close one first`;
+    return `an IP address may hold at most ${this.limit} ${this.what}; close one first`;
   }
 }

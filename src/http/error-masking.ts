@@ -1,6 +1,7 @@
 import { PothosValidationError } from '@pothos/core';
 import { GraphQLError } from 'graphql';
 import type { Logger } from 'pino';
+import { MAX_LIMIT } from '../domain/order-list.ts';
 import { toClientError } from './client-error.ts';
 
 /**
@@ -18,6 +19,16 @@ export function maskError(error: unknown, message: string, logger: Logger): Erro
   if (original instanceof PothosValidationError && /cursor/i.test(original.message)) {
     const gqlError = error instanceof GraphQLError ? error : undefined;
     return new GraphQLError('after and before must be cursors this API returned (edges.cursor, pageInfo.startCursor or endCursor)', {
+      nodes: gqlError?.nodes,
+      path: gqlError?.path,
+      extensions: { code: 'BAD_REQUEST' },
+    });
+  }
+  // plugin-relay's check of first and last, before the resolver's own: a negative size is the client's.
+  if (original instanceof PothosValidationError && /^Argument "(first|last)"/.test(original.message)) {
+    const gqlError = error instanceof GraphQLError ? error : undefined;
+    const size = /"(first|last)"/.exec(original.message)![1];
+    return new GraphQLError(`${size} must be from 0 to ${MAX_LIMIT}`, {
       nodes: gqlError?.nodes,
       path: gqlError?.path,
       extensions: { code: 'BAD_REQUEST' },

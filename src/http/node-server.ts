@@ -1,6 +1,7 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Config } from '../config.ts';
+import { MAX_BODY_BYTES } from './envelope.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -10,6 +11,11 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
  * request the app cannot even turn into a URL (bad Host, absolute-form target) is a 400 envelope.
  */
 export function createHttpServer(handler: Handler, limits: Config['http']): Server {
+  const listener: Handler = (req, res) => {
+    const problem = targetProblem(req);
+    if (problem) return void sendEnvelope(res, 400, problem);
+    handler(req, res);
+  };
   const server = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -21,13 +27,22 @@ export function createHttpServer(handler: Handler, limits: Config['http']): Serv
       // A missing Host is answered by us, in the envelope, not by Node with an empty 400.
       requireHostHeader: false,
     },
-    (req, res) => {
-      const problem = targetProblem(req);
-      if (problem) return void sendEnvelope(res, 400, problem);
-      handler(req, res);
-    },
+    listener,
   );
   server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
+  // `Expect: 100-continue` asks whether to send the body: one declared over the limit is refused before it
+  // is sent (Node would say 100 Continue first), and the connection closed, since the body may follow anyway.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (Number(req.headers['content-length']) > MAX_BODY_BYTES) {
+      return void sendEnvelope(res, 413, `body must be at most ${MAX_BODY_BYTES} bytes`, { connection: 'close' });
+    }
+    res.writeContinue();
+    listener(req, res);
+  });
+  // Any other expectation: Node's own 417 has no body; ours is the envelope.
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) =>
+    sendEnvelope(res, 417, 'the Expect header may only be 100-continue'),
+  );
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket));
   return server;
 }
@@ -46,9 +61,9 @@ function targetProblem(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
-function sendEnvelope(res: ServerResponse, status: number, message: string): void {
+function sendEnvelope(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   const body = JSON.stringify({ status: 'Error', result: message });
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
 }
 

@@ -84,10 +84,14 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter | unde
   };
 }
 
-/** The client's IP: the first X-Forwarded-For hop when the proxy is trusted, else the socket's peer. */
+/**
+ * The client's IP. Behind a trusted proxy it is the last X-Forwarded-For hop: the one that proxy appended
+ * for the peer it saw. The hops before it are whatever the client sent, so taking the first would let
+ * anyone pick the IP it is limited as. Read from the end, so a long header costs no more than a short one.
+ */
 export function clientIp(forwardedFor: string | null | undefined, remoteAddress: string | undefined, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = forwardedFor?.split(',')[0]?.trim();
+  if (trustProxy && forwardedFor) {
+    const forwarded = forwardedFor.slice(forwardedFor.lastIndexOf(',') + 1).trim();
     if (forwarded) return forwarded;
   }
   return remoteAddress ?? 'unknown';

@@ -1,6 +1,9 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { IncomingMessage } from 'node:http';
 import type { ErrorCode } from '../domain/errors.ts';
+import type { ConnectionsPerIp } from './connections-per-ip.ts';
+import { clientIp } from './rate-limit.ts';
 
 /**
  * A count of active subscriptions against a cap: one per instance (SSE and WebSocket together),
@@ -43,6 +46,26 @@ export const connectionSlots = (limit: number) =>
 /** What a WebSocket puts in its operations' context, so its own cap is counted beside the instance's. */
 export interface SubscriptionContext {
   connectionSubscriptions?: SubscriptionSlots;
+  /** An HTTP request's (SSE): who is asking. */
+  request?: Request;
+  req?: IncomingMessage;
+}
+
+/** Open SSE streams per client IP, and whether X-Forwarded-For names it (TRUST_PROXY). */
+export interface StreamsPerIp {
+  slots: ConnectionsPerIp;
+  trustProxy: boolean;
+}
+
+/**
+ * The IP an SSE subscription is counted under, as the rate limiter sees it; undefined for a WebSocket
+ * operation (its socket was counted at the upgrade) and for a request made in-process (no peer at all).
+ */
+function sseClientIp(context: SubscriptionContext, trustProxy: boolean): string | undefined {
+  if (context.connectionSubscriptions || !context.request) return undefined;
+  const peer = context.req?.socket?.remoteAddress;
+  const forwarded = trustProxy ? context.request.headers.get('x-forwarded-for') : null;
+  return peer || forwarded ? clientIp(forwarded, peer, trustProxy) : undefined;
 }
 
 /**
@@ -51,15 +74,23 @@ export interface SubscriptionContext {
  * operation gets one error result and nothing else happens; a slot comes back when its stream ends
  * however it ends: completed, failed, cancelled by the client, or its socket closed.
  */
-export function subscriptionLimitPlugin(instance: SubscriptionSlots): Plugin<SubscriptionContext> {
+export function subscriptionLimitPlugin(instance: SubscriptionSlots, streamsPerIp?: StreamsPerIp): Plugin<SubscriptionContext> {
   return {
     onSubscribe({ context, subscribeFn, setSubscribeFn }) {
       const slots = [instance, context.connectionSubscriptions].filter((s): s is SubscriptionSlots => s !== undefined);
+      // An SSE stream holds a socket as long as the client likes, as a WebSocket does: capped per IP alike.
+      const ip = streamsPerIp && sseClientIp(context, streamsPerIp.trustProxy);
       setSubscribeFn(async (args) => {
+        if (ip !== undefined && !streamsPerIp!.slots.take(ip)) {
+          const code: ErrorCode = 'TOO_MANY_SUBSCRIPTIONS';
+          return { errors: [new GraphQLError(streamsPerIp!.slots.refusal(), { extensions: { code } })] } satisfies ExecutionResult;
+        }
+        const releaseIp = () => ip !== undefined && streamsPerIp!.slots.release(ip);
         const taken: SubscriptionSlots[] = [];
         for (const s of slots) {
           if (!s.take()) {
             for (const t of taken) t.release();
+            releaseIp();
             return { errors: [s.error()] } satisfies ExecutionResult;
           }
           taken.push(s);
@@ -69,6 +100,7 @@ export function subscriptionLimitPlugin(instance: SubscriptionSlots): Plugin<Sub
           if (released) return;
           released = true;
           for (const t of taken) t.release();
+          releaseIp();
         };
         try {
           const result = await subscribeFn(args);

@@ -14,6 +14,8 @@ export interface TransportLimits {
   subscriptionsPerConnection: number;
   /** Open WebSockets per client IP. */
   webSocketsPerIp: ConnectionsPerIp;
+  /** Open SSE subscription streams per client IP (the same cap, counted apart). */
+  sseStreamsPerIp: ConnectionsPerIp;
 }
 
 export function createTransportLimits(config: Config, redis?: Redis): TransportLimits {
@@ -29,5 +31,6 @@ export function createTransportLimits(config: Config, redis?: Redis): TransportL
     subscriptions: instanceSlots(config.subscriptionsPerInstance),
     subscriptionsPerConnection: config.subscriptionsPerConnection,
     webSocketsPerIp: new ConnectionsPerIp(config.wsMaxConnectionsPerIp),
+    sseStreamsPerIp: new ConnectionsPerIp(config.wsMaxConnectionsPerIp, 'open SSE subscriptions'),
   };
 }

@@ -81,7 +81,7 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
       },
       options.run(request),
     );
-    if (result.response) return result.response;
+    if (result.response) return request.method === 'HEAD' ? await headersOnly(result.response) : result.response;
     if (result.json !== undefined) return envelopeJson(result.status, result.json, result.headers, respond);
     return envelope(result.status, result.result, result.headers, respond);
   } catch (error) {
@@ -91,6 +91,15 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
     if (clientError.code === 'UNAVAILABLE' && !(error instanceof CodedError)) options.onUnavailable(error, request);
     return errorEnvelope(clientError, {}, respond);
   }
+}
+
+/**
+ * A HEAD gets a stream's status and headers without its body. Node drops a HEAD's body as it is written,
+ * so the stream never waits for the client: left running, an export would read every page for nothing.
+ */
+async function headersOnly(response: Response): Promise<Response> {
+  await response.body?.cancel();
+  return new Response(null, { status: response.status, headers: response.headers });
 }
 
 function allowOnly(request: Request, methods: string[], respond: () => Response): Response {

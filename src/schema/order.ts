@@ -133,7 +133,10 @@ function keysetRange(query: { cursor?: unknown; skip?: number; take?: number }):
 /** A cursor's key as Pothos decoded it: older cursors carry the time as text, a forged one anything. */
 function orderKey(at: { createdAt?: unknown; id?: unknown }): OrderKey {
   const createdAt = at.createdAt instanceof Date || typeof at.createdAt === 'string' ? new Date(at.createdAt) : undefined;
-  if (!createdAt || Number.isNaN(createdAt.getTime()) || typeof at.id !== 'string') throw new BadRequestError('invalid cursor');
+  // The id goes into SQL: only an order id's form (a forged one may hold a NUL, which PostgreSQL text refuses).
+  if (!createdAt || Number.isNaN(createdAt.getTime()) || typeof at.id !== 'string' || !/^[0-9a-f]{64}$/.test(at.id)) {
+    throw new BadRequestError('invalid cursor');
+  }
   return { createdAt, id: at.id };
 }
 

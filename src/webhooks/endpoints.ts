@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ConflictError, UnauthenticatedError, badRequest, notFound } from '../domain/errors.ts';
-import { intInRange, missingOr, object, parseField, parseInput, text } from '../domain/input.ts';
+import { intInRange, missingOr, object, parseField, parseInput, text, userId } from '../domain/input.ts';
 import type { Registry } from '../domain/registry/registry.ts';
 import type { WebhookEndpoint } from '../generated/prisma/client.ts';
 import { bearerToken } from '../http/auth.ts';
@@ -47,7 +47,8 @@ export const CreateWebhookSchema = object({
       error: missingOr(`must be a list of ${EVENT_TYPES}`),
     })
     .min(1, { error: 'must name at least one event type' }),
-  users: z.array(text(128), { error: 'must be a list of user ids' }).max(100, { error: 'must hold at most 100 user ids' }).optional(),
+  // The rule of the orders' user ids (NFC, no invisible or control characters): a filter names users as orders do.
+  users: z.array(userId, { error: 'must be a list of user ids' }).max(100, { error: 'must hold at most 100 user ids' }).optional(),
   chains: z.array(text(64), { error: 'must be a list of chain ids' }).max(50, { error: 'must hold at most 50 chain ids' }).optional(),
 });
 export type CreateWebhook = z.infer<typeof CreateWebhookSchema>;
