@@ -153,7 +153,9 @@ describe('GraphQL reads', () => {
     // The page's rows come with both intents, joined in the statement that reads them: no second query.
     const reads = queries.filter((q) => /intents/.test(q));
     expect(reads).toHaveLength(1);
-    expect(reads[0]).toMatch(/FROM \(SELECT .* FROM orders .*\) o\s+CROSS JOIN LATERAL \(SELECT \* FROM intents i WHERE i\.swap_id = o\.source_swap_id/s);
+    expect(reads[0]).toMatch(
+      /FROM \(SELECT .* FROM orders .*\) o\s+CROSS JOIN LATERAL \(SELECT \* FROM intents i WHERE i\.swap_id = o\.source_swap_id/s,
+    );
     queries.length = 0;
     await t.gql(`{ orders(limit: 5) { data { orderId } } }`);
     expect(queries.filter((q) => /intents/.test(q))).toEqual([]);
