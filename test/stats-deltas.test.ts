@@ -156,7 +156,7 @@ describe('statistics deltas folded by the keeper', () => {
       }
       return folds;
     });
-    await atOnce([
+    await atOnce<unknown>([
       ...first.map((order, i) => () => play(t, order, i)),
       ...Array.from({ length: 20 }, (_, i) => () => create(t, 20 + i)),
     ]).finally(() => (writing = false));
