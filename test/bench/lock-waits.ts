@@ -11,7 +11,7 @@
  *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/bench tsx test/bench/lock-waits.ts [script.pgbench]
  *     (CLIENTS=32, BENCH_SECONDS=20, FOLD_MS=1000; FOLD_MS=0 runs no fold)
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { capturePairScript, runPgbench, writePairScript } from './create-floor.ts';
@@ -46,6 +46,16 @@ function cpuMs(pid: number): number | undefined {
   }
 }
 
+/** Whether the server's backend pids are this machine's processes: its own backend must be a postgres process here. */
+async function sameHost(client: pg.Client): Promise<boolean> {
+  const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  try {
+    return readFileSync(`/proc/${rows[0]!.pid}/stat`, 'utf8').includes('(postgres)');
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Samples the backends of `database` (the connection URL's own database unless named) until stop().
  * Backends that were already running when sampling started count only the CPU they use from then on.
@@ -60,7 +70,8 @@ export async function sampleLockWaits(url: string, options: { database?: string;
   let waitingOnLock = 0;
   // Per backend: CPU when first seen and when last seen.
   const cpu = new Map<number, { first: number; last: number }>();
-  let readable = true;
+  // Not Linux, or PostgreSQL on another host: no CPU figure.
+  const readable = existsSync(`/proc/${process.pid}/stat`) && (await sameHost(client));
   let running = true;
 
   const sampleOnce = async () => {
@@ -75,11 +86,9 @@ export async function sampleLockWaits(url: string, options: { database?: string;
         active++;
         if (row.wait_event_type === 'Lock') waitingOnLock++;
       }
+      // A backend that ended since the query keeps the CPU last read for it.
       const now = cpuMs(row.pid);
-      if (now === undefined) {
-        readable = false;
-        continue;
-      }
+      if (now === undefined) continue;
       const seen = cpu.get(row.pid);
       if (seen) seen.last = now;
       else cpu.set(row.pid, { first: now, last: now });
