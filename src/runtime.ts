@@ -22,6 +22,7 @@ import { EvmClaimAdapter } from './relayer/evm-adapter.ts';
 import { SimulatedChain } from './relayer/simulated-chain.ts';
 import { RelayerWorker } from './relayer/worker.ts';
 import { PartitionKeeper } from './db/partitions.ts';
+import { StatsKeeper } from './db/stats-keeper.ts';
 import { throttledWarn, type RedisLink } from './redis.ts';
 import { createOrderPubSub, pubSubOrderEvents, type OrderPubSub } from './schema/pubsub.ts';
 
@@ -47,6 +48,8 @@ export interface Runtime {
   watchers: EvmWatcher[];
   /** Makes the monthly partitions of orders and intents ahead of time; the server starts it. */
   partitions: PartitionKeeper;
+  /** Folds the statistics deltas into their rollups; the server starts it. */
+  statsKeeper: StatsKeeper;
   pubsub: OrderPubSub;
   statsCache: StatsCache;
   /** Rate limits and subscription caps, for the WebSocket transport as for HTTP. */
@@ -157,6 +160,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   });
 
   const partitions = new PartitionKeeper({ prisma: db.prisma, logger });
+  const statsKeeper = new StatsKeeper({ prisma: db.prisma, logger });
 
   return {
     app,
@@ -166,13 +170,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     evm,
     watchers,
     partitions,
+    statsKeeper,
     pubsub,
     statsCache,
     limits,
     metrics,
     deps,
     async stop() {
-      await Promise.all([worker.stop(), webhooks.stop(), partitions.stop(), ...watchers.map((w) => w.stop())]);
+      await Promise.all([worker.stop(), webhooks.stop(), partitions.stop(), statsKeeper.stop(), ...watchers.map((w) => w.stop())]);
       chain.stop();
     },
   };

@@ -73,6 +73,7 @@ async function main(): Promise<void> {
   runtime.worker.start();
   runtime.webhooks.start();
   runtime.partitions.start();
+  runtime.statsKeeper.start();
   for (const watcher of runtime.watchers) watcher.start();
   server.listen(config.port, config.host, () => {
     const where = db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL';

@@ -128,11 +128,11 @@ describe('the statistics triggers', () => {
           (
             await pglite.query<{ definition: string }>(
               `SELECT pg_get_functiondef(oid) AS definition FROM pg_proc
-               WHERE proname IN ('stats_orders_changed', 'stats_orders_truncated') ORDER BY proname`,
+               WHERE proname IN ('stats_orders_changed', 'stats_orders_truncated', 'stats_fold') ORDER BY proname`,
             )
           ).rows.map((row) => row.definition);
         const migrated = await definitions();
-        expect(migrated).toHaveLength(2);
+        expect(migrated).toHaveLength(3);
         await pglite.exec(await readFile(TRIGGERS_PATH, 'utf8'));
         expect(await definitions()).toEqual(migrated);
       } finally {

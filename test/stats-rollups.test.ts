@@ -11,9 +11,10 @@ import { ORDER_STATUSES, STATUS_BUCKET, statusAt, statusWhere } from '../src/dom
 import { it } from './support/app.ts';
 
 /**
- * /stats reads rollups that triggers keep on every write to `orders`. The oracle here reads every
- * order and applies the status rule in code: whatever the writes (single creates, escrow events,
- * bulk statements, deletes) and whatever the clock, both must agree to the cent.
+ * /stats reads rollups, plus the deltas that triggers append on every write to `orders` until the keeper
+ * folds them. The oracle here reads every order and applies the status rule in code: whatever the writes
+ * (single creates, escrow events, bulk statements, deletes), before and after a fold, and whatever the
+ * clock, both must agree to the cent.
  */
 
 const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
@@ -77,6 +78,15 @@ async function oracle(now: Date): Promise<Omit<Stats, 'computedAt'>> {
   };
 }
 
+/** The keeper's fold: the deltas move into the rollups, and every figure stays what it was. */
+async function foldKeepsAgreement(now: Date): Promise<void> {
+  expect(await db.prisma.$queryRaw`SELECT count(*)::int AS n FROM stats_deltas`).not.toEqual([{ n: 0 }]);
+  const unfolded = await expectAgreement(now);
+  await db.prisma.$queryRaw`SELECT stats_fold()`;
+  expect(await db.prisma.$queryRaw`SELECT count(*)::int AS n FROM stats_deltas`).toEqual([{ n: 0 }]);
+  expect(await expectAgreement(now)).toEqual(unfolded);
+}
+
 async function expectAgreement(now: Date): Promise<Stats> {
   // List totals by status, from the same rollups, against a COUNT over the book.
   for (const status of ORDER_STATUSES) {
@@ -131,7 +141,10 @@ describe('statistics from rollups', () => {
       UPDATE orders SET stage = 'cancelled', user_id = 'moved-' || user_id
       WHERE id IN (SELECT id FROM orders WHERE stage = 'pending' ORDER BY id LIMIT 7)`;
     await db.prisma.$executeRaw`DELETE FROM orders WHERE id IN (SELECT id FROM orders ORDER BY created_at DESC LIMIT 5)`;
-    for (const at of await clocks(Date.now())) await expectAgreement(new Date(at));
+    // Read with these writes' deltas on top of folded rollups (users moved and deleted recounted), then folded.
+    const now = Date.now();
+    for (const at of await clocks(now)) await expectAgreement(new Date(at));
+    await foldKeepsAgreement(new Date(now));
   });
 
   it('count pending orders before their deadline to the second, in whichever minute a deadline or window edge falls', async () => {
@@ -160,5 +173,6 @@ describe('statistics from rollups', () => {
     }
     // Some clocks put a window's start between live orders, so its partial first minute counted.
     expect(windowEdgesSeen).toBeGreaterThan(0);
+    await foldKeepsAgreement(new Date(at[0]!));
   });
 });

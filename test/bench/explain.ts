@@ -80,7 +80,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const url = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bench';
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const { rows } = await client.query<{ user_id: string }>(`SELECT user_id FROM stats_users ORDER BY md5(user_id) LIMIT 1`);
+  const { rows } = await client.query<{ user_id: string }>(`SELECT user_id FROM stats_users_live ORDER BY md5(user_id) LIMIT 1`);
   await client.end();
   await explainHotPaths(
     url,

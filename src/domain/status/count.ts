@@ -11,7 +11,7 @@ import { AWAITING_DESTINATION, statusWhere, type OrderStatus } from './rule.ts';
  */
 export async function countByStatus(prisma: PrismaClient, statuses: OrderStatus[] | 'all', now: Date): Promise<number> {
   const rows = await prisma.$queryRaw<{ stage: Stage; orders: string }[]>`
-    SELECT stage::text AS stage, sum(orders)::text AS orders FROM stats_hourly GROUP BY stage`;
+    SELECT stage::text AS stage, sum(orders)::text AS orders FROM stats_hourly_live GROUP BY stage`;
   const stageTotal = (stage: Stage) => Number(rows.find((row) => row.stage === stage)?.orders ?? 0);
   if (statuses === 'all') return rows.reduce((sum, row) => sum + Number(row.orders), 0);
   // Orders of a stage the clock has not turned yet: pending before the deadline, awaiting before dest expiry.

@@ -7,7 +7,7 @@ const MINUTE_MS = 60_000;
  * counted per window: those created at or after each `since` (null: any time).
  *
  * Read without touching the orders themselves, which right after a burst are fresh rows that even
- * an index-only scan must visit. The stats_pending rollup (kept by the stats trigger) has them by
+ * an index-only scan must visit. The stats_pending rollup (with its unfolded deltas: stats_pending_live) has them by
  * the minute of their deadline and of their creation, so only the two partial minutes come from
  * `orders`, each an index range of at most one minute:
  * - deadlines after now's minute are summed from the rollup; the rest of now's minute is read;
@@ -23,7 +23,7 @@ export async function countLivePending<W extends string>(
   const counts = names.map((name) => {
     const since = windows[name];
     const wholeFrom = since && new Date(Math.ceil(since.getTime() / MINUTE_MS) * MINUTE_MS);
-    const rolled = Prisma.sql`(SELECT coalesce(sum(orders), 0) FROM stats_pending WHERE deadline_minute >= ${liveFrom}
+    const rolled = Prisma.sql`(SELECT coalesce(sum(orders), 0) FROM stats_pending_live WHERE deadline_minute >= ${liveFrom}
       ${wholeFrom ? Prisma.sql`AND created_minute >= ${wholeFrom}` : Prisma.empty})`;
     const endingThisMinute = Prisma.sql`(SELECT count(*) FROM orders WHERE stage = 'pending'
       AND deadline_at > ${now} AND deadline_at < ${liveFrom} ${since ? Prisma.sql`AND created_at >= ${since}` : Prisma.empty})`;
