@@ -10,10 +10,16 @@ function byUrlPattern(table: readonly Route[], pathname: string) {
   return table.flatMap((route) => {
     const groups = new URLPattern({ pathname: route.path }).exec({ pathname: path })?.pathname.groups;
     if (!groups) return [];
-    const entries = Object.entries(groups);
+    const entries = Object.entries(groups as Record<string, string | undefined>);
     if (entries.some(([, v]) => !v)) return [];
     try {
-      return [{ path: route.path, method: route.method, params: Object.fromEntries(entries.map(([k, v]) => [k, decodeURIComponent(v!)])) }];
+      return [
+        {
+          path: route.path,
+          method: route.method,
+          params: Object.fromEntries(entries.map(([k, v]) => [k, decodeURIComponent(v as string)])),
+        },
+      ];
     } catch {
       return [];
     }

@@ -9,8 +9,8 @@ import { SAMPLER_APPLICATION, sampleLockWaits } from './lock-waits.ts';
  * The create pairs against their plain-SQL floor (./create-floor.ts), in turns as the reads are (load.ts,
  * inTurns): each side warmed up, then SECONDS/2 each in the order service, floor, floor, service. Beside each
  * rate, what one order costs: the gateway's CPU (the service process's utime + stime, /proc/<pid>/stat) and
- * PostgreSQL's (the summed CPU of the backends connected to the bench database, ./processes read by pid from
- * pg_stat_activity), over the pairs each turn wrote. During the service's turns pg_stat_activity is sampled
+ * PostgreSQL's (the summed CPU of the client backends connected to the bench database: their pids from
+ * pg_stat_activity, their CPU from /proc), over the pairs each turn wrote. During the service's turns pg_stat_activity is sampled
  * for backends waiting on a lock (./lock-waits.ts).
  */
 
