@@ -35,6 +35,7 @@ export default defineConfig({
             'test/pg-reader.test.ts',
             'test/openapi-clients.test.ts',
             'test/schema-baseline.test.ts',
+            'test/route-matcher.test.ts',
           ],
           env: { TEST_DB: 'postgres' },
           globalSetup: ['test/support/postgres-setup.ts'],

@@ -206,7 +206,7 @@ describe('createOrder mutation', () => {
 });
 
 describe('statements of a create', () => {
-  it('reads the quote, then writes the order in one statement, and answers from the rows it wrote', async ({ apps }) => {
+  it('writes an order on a quote this instance stored in one statement, and answers from the rows it wrote', async ({ apps }) => {
     const statements: string[] = [];
     // The statements are the database's, so it is one of this test's own.
     const app = await apps({ freshDatabase: true, onQuery: (sql) => statements.push(sql) });
@@ -214,15 +214,15 @@ describe('statements of a create', () => {
     statements.length = 0;
     const created = await app.rest('POST', '/orders', orderBody(quote));
     expect(created.status).toBe(201);
-    // The quote, then one statement that consumes it and inserts both intents and the order
-    // (one commit, no lock held across round trips); nothing read back, no BEGIN/COMMIT.
-    expect(statements).toHaveLength(2);
-    expect(statements[0]).toMatch(/^SELECT .* FROM quotes WHERE id = \$1$/);
-    const write = statements[1]!.replace(/\s+/g, ' ').trim();
+    // The quote as this instance stored it, then one statement that consumes it and inserts both intents and
+    // the order (one commit, no lock held across round trips); nothing read back, no BEGIN/COMMIT.
+    expect(statements).toHaveLength(1);
+    const write = statements[0]!.replace(/\s+/g, ' ').trim();
     expect(write).toMatch(/^WITH consumed AS \( UPDATE quotes SET consumed_by = \$\d+ WHERE id = \$\d+ AND consumed_by IS NULL/);
     expect(write).toMatch(/INSERT INTO intents .* INSERT INTO orders/);
     expect((await app.rest('GET', `/orders/${created.body.result.order_id}`)).body.result).toEqual(created.body.result);
-    // A replay has no fresh rows: it reads the stored order.
+    // A replay has no fresh rows: it reads the quote and the stored order.
+    statements.length = 0;
     const replay = await app.rest(
       'POST',
       '/orders',
@@ -230,5 +230,31 @@ describe('statements of a create', () => {
     );
     expect(replay.status).toBe(200);
     expect(replay.body.result).toEqual(created.body.result);
+    expect(statements[0]).toMatch(/^SELECT .* FROM quotes WHERE id = \$1$/);
+  });
+
+  it('reads a quote another instance stored, then writes the order in one statement', async ({ apps }) => {
+    const statements: string[] = [];
+    const app = await apps({ freshDatabase: true, onQuery: (sql) => statements.push(sql) });
+    const stored = await app.db.prisma.quote.findUniqueOrThrow({ where: { id: (await makeQuote(app)).quote_id } });
+    // The same quote under another id, stored past this instance (as another instance would).
+    const elsewhere = await app.db.prisma.quote.create({ data: { ...stored, id: `${stored.id}x`, solver: stored.solver ?? {} } });
+    const quote = await makeQuote(app);
+    statements.length = 0;
+    const created = await app.rest('POST', '/orders', orderBody({ ...quote, quote_id: elsewhere.id }));
+    expect(created.status).toBe(201);
+    expect(statements).toHaveLength(2);
+    expect(statements[0]).toMatch(/^SELECT .* FROM quotes WHERE id = \$1$/);
+    expect(statements[1]!.trim()).toMatch(/^WITH consumed AS/);
+  });
+
+  it('answers 409 for a quote this instance stored but another consumed, and writes no order', async ({ t }) => {
+    const quote = await makeQuote(t);
+    // Consumed past this instance, by an order it never saw.
+    await t.db.prisma.$executeRaw`UPDATE quotes SET consumed_by = ${'f'.repeat(64)} WHERE id = ${quote.quote_id}`;
+    const reply = await t.rest('POST', '/orders', orderBody(quote));
+    expect(reply.status).toBe(409);
+    expect(reply.body).toEqual({ status: 'Error', result: expect.stringContaining('quote_id') });
+    expect(await t.db.prisma.order.count({ where: { quoteId: quote.quote_id } })).toBe(0);
   });
 });

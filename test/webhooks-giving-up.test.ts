@@ -73,6 +73,21 @@ describe('giving up', () => {
 });
 
 describe('outbox', () => {
+  it('fans out the events no endpoint wants in one statement, not one each', async ({ apps }) => {
+    const statements: string[] = [];
+    const app = await apps({ freshDatabase: true, env: FAST, onQuery: (sql) => statements.push(sql) });
+    try {
+      for (const user of ['a', 'b', 'c']) await makeOrder(app, {}, user);
+      statements.length = 0;
+      await app.runtime.webhooks.tick();
+      expect(statements.filter((sql) => /UPDATE webhook_events SET data/.test(sql))).toHaveLength(1);
+      expect(await app.db.prisma.webhookEvent.count({ where: { fannedOutAt: null } })).toBe(0);
+      expect(await app.db.prisma.webhookDelivery.count()).toBe(0);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('drops events no endpoint wanted a day after their fan-out, and keeps those with deliveries', async ({ apps }) => {
     const app = await apps({ freshDatabase: true, env: FAST });
     receiver = await new Receiver().start();

@@ -188,6 +188,13 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
    */
   const pageJsonSql = new WeakMap<(now: string) => string, Map<string, string>>();
 
+  /** The quotes this instance stored and has not seen consumed, oldest first (quoteToConsume). */
+  const storedQuotes = new Map<string, Quote>();
+  const quoteById = async (id: string) => {
+    const [quote] = await rowsOf<Quote>(QUOTE, `SELECT ${QUOTE.list} FROM quotes WHERE id = $1`, [id], [TEXT]);
+    return quote ?? null;
+  };
+
   return {
     ordersById: (ids, withIntents) =>
       ids.length === 0
@@ -251,9 +258,11 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
         ? Promise.resolve([])
         : rowsOf(INTENT, `SELECT ${INTENT.list} FROM intents WHERE swap_id = ANY($1)`, [swapIds], [TEXT_LIST]),
 
-    async quoteById(id) {
-      const [quote] = await rowsOf<Quote>(QUOTE, `SELECT ${QUOTE.list} FROM quotes WHERE id = $1`, [id], [TEXT]);
-      return quote ?? null;
+    quoteById,
+
+    quoteToConsume(id) {
+      const stored = storedQuotes.get(id);
+      return stored ? Promise.resolve(stored) : quoteById(id);
     },
 
     async requestHashOf(orderId) {
@@ -265,10 +274,17 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
       const values = insertValues(QUOTE, [quote]);
       const sql = `INSERT INTO quotes (${values.columns}) VALUES ${values.tuples[0]} RETURNING ${QUOTE.list}`;
       const [row] = await write(sql, values.args, allText(values.args));
-      return readRow<Quote>(QUOTE, row!);
+      const stored = readRow<Quote>(QUOTE, row!);
+      // Bounded: the oldest go first (a quote not found here is read, as any other instance's).
+      if (storedQuotes.size >= STORED_QUOTES) storedQuotes.delete(storedQuotes.keys().next().value!);
+      storedQuotes.set(stored.id, stored);
+      // A copy: the caller's object may change, this one must stay as stored.
+      return { ...stored };
     },
 
     async insertOrderConsumingQuote(order, intents) {
+      // Consumed now, or by someone else already (no row): either way, from here on it is read.
+      storedQuotes.delete(order.quoteId);
       const intentValues = insertValues(INTENT, intents);
       const orderValues = insertValues(ORDER, [order], intentValues.args.length + 1);
       const consumer = intentValues.args.length + orderValues.args.length + 1;
@@ -311,6 +327,9 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
     },
   };
 }
+
+/** How many stored quotes an instance keeps for the orders on them (quoteToConsume). */
+const STORED_QUOTES = 10_000;
 
 // The keys unique across every month live in order_keys and swap_keys (README, Deployment: Data that grows).
 const QUOTE_USED_ONCE = { index: 'order_keys_quote_id_key', fields: ['quote_id'] };

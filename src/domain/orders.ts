@@ -132,7 +132,7 @@ export async function createOrder(deps: DomainDeps, request: CreateOrderCommand)
   // order and answers as a replay or a 409.
   for (let attempt = 0; ; attempt++) {
     try {
-      const created = await createOrderOnce(deps, request, fingerprint);
+      const created = await createOrderOnce(deps, request, fingerprint, attempt === 0);
       if (created) {
         if (!created.replayed) deps.events.orderChanged({ orderId: created.orderId, userId: request.userId });
         return created;
@@ -150,10 +150,16 @@ export async function createOrder(deps: DomainDeps, request: CreateOrderCommand)
 const commitmentReused = () => new ConflictError('commitment_hash is already used by another order: use a fresh secret');
 
 /** The order, a replay's answer, or null when another request consumed the quote meanwhile. */
-async function createOrderOnce(deps: DomainDeps, request: CreateOrderCommand, fingerprint: string): Promise<CreatedOrder | null> {
+async function createOrderOnce(
+  deps: DomainDeps,
+  request: CreateOrderCommand,
+  fingerprint: string,
+  first: boolean,
+): Promise<CreatedOrder | null> {
   // Every check reads the quote unlocked: all it checks (pair, amounts, expiry) never changes, and
-  // its consumption is decided by the conditional write below.
-  const quote = await deps.quotes.quoteById(request.quoteId);
+  // its consumption is decided by the conditional write below. The first pass may take the quote as this
+  // instance stored it; a second pass (the write found it consumed) reads who consumed it.
+  const quote = first ? await deps.quotes.quoteToConsume(request.quoteId) : await deps.quotes.quoteById(request.quoteId);
   if (!quote) throw new NotFoundError(`quote_id ${request.quoteId} does not name a quote`);
   if (quote.consumedBy) {
     // Consumed already: by this very request (a replay) or another.

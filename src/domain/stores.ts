@@ -6,6 +6,12 @@ import type { Intent, Order, Prisma, Quote, RelayerClaim } from '../generated/pr
  */
 export interface QuoteAndOrderStore {
   quoteById(id: string): Promise<Quote | null>;
+  /**
+   * The quote as an order on it reads it first: as this instance stored it when it is one it stored and has
+   * not seen consumed (no round trip), else as quoteById reads it. Everything an order checks on a quote is
+   * fixed when it is stored except its consumption, which the conditional write decides (createOrder).
+   */
+  quoteToConsume(id: string): Promise<Quote | null>;
   insertQuote(quote: Prisma.QuoteCreateInput): Promise<Quote>;
   /**
    * Consumes the quote and stores the order with both intents, in one commit. Null when the quote was

@@ -37,9 +37,11 @@ export function requestLogPlugin(logger: Logger): Plugin {
     onResponse({ request, response }) {
       const reqId = requestIdOf(request);
       response.headers.set('x-request-id', reqId);
+      const level = response.status >= 500 ? 'error' : 'info';
+      // Below the configured level the line is dropped: not built either.
+      if (!logger.isLevelEnabled(level)) return;
       const ms = Math.round((performance.now() - (started.get(request) ?? performance.now())) * 10) / 10;
       const path = new URL(request.url).pathname;
-      const level = response.status >= 500 ? 'error' : 'info';
       logger[level]({ reqId, method: request.method, path, status: response.status, ms }, 'request');
     },
   };

@@ -129,18 +129,10 @@ export class WebhookWorker extends PollingLoop {
       WHERE e.fanned_out_at IS NULL
         AND NOT EXISTS (SELECT 1 FROM webhook_events p WHERE p.order_id = e.order_id AND p.seq < e.seq AND p.fanned_out_at IS NULL)
       ORDER BY e.seq LIMIT 50`;
-    let taken = 0;
-    for (const event of events) {
-      // Rendered outside any transaction (PGlite has one connection); two instances may both
-      // render, the conditional update below lets one of them fan out.
-      const data = event.wanted
-        ? await render({ type: event.type, orderId: event.order_id, status: event.status, previousStatus: event.previous_status })
-        : null;
-      const json = data === null ? null : JSON.stringify(data);
-      taken += await prisma.$executeRaw`
+    const fanOutSql = (ids: string[], json: string | null) => prisma.$executeRaw`
         WITH e AS (
           UPDATE webhook_events SET data = ${json}::jsonb, fanned_out_at = clock_timestamp()
-          WHERE id = ${event.id} AND fanned_out_at IS NULL
+          WHERE id = ANY(${ids}::text[]) AND fanned_out_at IS NULL
           RETURNING id, seq, type, order_id, user_id, source_chain, dest_chain
         )
         INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_seq, order_id)
@@ -148,6 +140,16 @@ export class WebhookWorker extends PollingLoop {
         FROM e JOIN webhook_endpoints ep ON ep.disabled_at IS NULL AND e.type = ANY(ep.events)
           AND (cardinality(ep.filter_users) = 0 OR e.user_id = ANY(ep.filter_users))
           AND (cardinality(ep.filter_chains) = 0 OR e.source_chain = ANY(ep.filter_chains) OR e.dest_chain = ANY(ep.filter_chains))`;
+    // The events no endpoint wanted when read have nothing to render: one statement for all of them, as one
+    // each would do (a batch holds at most one event per order, the oldest not yet fanned out).
+    const unwanted = events.filter((event) => !event.wanted).map((event) => event.id);
+    let taken = unwanted.length > 0 ? await fanOutSql(unwanted, null) : 0;
+    for (const event of events) {
+      if (!event.wanted) continue;
+      // Rendered outside any transaction (PGlite has one connection); two instances may both
+      // render, the conditional update below lets one of them fan out.
+      const data = await render({ type: event.type, orderId: event.order_id, status: event.status, previousStatus: event.previous_status });
+      taken += await fanOutSql([event.id], data === null ? null : JSON.stringify(data));
     }
     return events.length === 0 ? 0 : Math.max(taken, 1);
   }

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { graphqlLoad, quoteThenOrder } from './create-floor.ts';
+import { graphqlLoad, QUOTE_BODY, quoteThenOrder } from './create-floor.ts';
 import { FLOOR_DOCUMENTS, readBook } from './floor.ts';
 import { freePort } from '../support/server-process.ts';
 import { nodeFlags, SERVICE_ENV, serverEnv } from './node-flags.ts';
@@ -51,6 +51,13 @@ async function main() {
       explicit: true,
     },
     { name: 'graphql-min', requests: [graphqlLoad('{ __typename }', () => ({}))], explicit: true },
+    // The create pair's halves: a quote alone (the order is the pair's figure less twice this), and /health.
+    {
+      name: 'quote',
+      requests: [{ method: 'POST', path: '/quotes', headers: { 'content-type': 'application/json' }, body: JSON.stringify(QUOTE_BODY) }],
+      explicit: true,
+    },
+    { name: 'health', requests: [{ method: 'GET', path: '/health' }], explicit: true },
   ];
 
   const port = await freePort();

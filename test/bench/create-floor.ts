@@ -1,12 +1,14 @@
 /**
- * The create path's floor: pgbench running the very statements the service sends for one quote and its order
- * (POST /quotes, then POST /orders). They are captured from the real app, in-process, so the floor follows
- * whatever the code sends (src/db/row-store.ts, src/domain/orders.ts); the ids that must be unique (quote,
- * order, swap ids, webhook message, hashes) become expressions of a pgbench random number, so every run of
- * the script is a new quote and order. The script is written to test/bench/create-pair.pgbench (git-ignored) for reading;
- * one run of it is one quote + order pair, so the bench's ratio is pairs/s over pgbench's transactions/s.
+ * The create path's floor: the same logical work as one quote and its order, in plain SQL, run by pgbench.
+ * A script run inserts a quote; then, in one transaction, consumes it (an UPDATE that matches only while it is
+ * unconsumed) and inserts the order and its two intents. The tables live in their own schema, `create_floor`,
+ * in the bench database: the service's columns and types (CREATE TABLE ... LIKE), its primary keys, and the
+ * uniqueness it enforces (a quote consumed once; order ids, quote ids, commitment hashes and swap ids unique,
+ * which the service keeps in its key tables), as plain tables: no partitions, no triggers, no rollups, no
+ * outbox, no secondary indexes. The values are the ones the service stores for the bench's own pair (QUOTE_BODY,
+ * orderBody), the ids drawn anew by each run. The ratio is the service's pairs/s over pgbench's transactions/s.
  *
- *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/bench tsx test/bench/create-floor.ts   (writes the script, runs pgbench)
+ *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/bench tsx test/bench/create-floor.ts   (prints the script, runs pgbench)
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -14,10 +16,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type autocannon from 'autocannon';
-import { loadConfig } from '../../src/config.ts';
-import { openPostgres } from '../../src/db/database.ts';
-import { createLogger } from '../../src/logger.ts';
-import { createRuntime } from '../../src/runtime.ts';
+import pg from 'pg';
 
 const BTC_ADDRESS = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
 const EVM_ADDRESS = '0x4c1a6f5963Caa654d1D7C6D76F9d34aE10C86cb3';
@@ -60,89 +59,110 @@ export function quoteThenOrder(): autocannon.Request[] {
 
 export const PGBENCH = process.env.PGBENCH ?? '/usr/bin/pgbench';
 export const SCRIPT_PATH = fileURLToPath(new URL('./create-pair.pgbench', import.meta.url));
+export const FLOOR_SCHEMA = 'create_floor';
 
-/** A value that must differ on every run: a quote, order, swap or message id, or a 64-hex hash. */
-const UNIQUE = /^(q_|msg_)[A-Za-z0-9_-]{12,}$|^[0-9a-f]{64}$/;
-
-function literal(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'boolean' || typeof value === 'number') return String(value);
-  const text = String(value);
-  // The last 12 characters become the run's random number (digits are valid hex and base64url).
-  if (UNIQUE.test(text)) return `('${text.slice(0, -12)}' || lpad(:r::text, 12, '0'))`;
-  const quoted = text.replace(/'/g, "''");
-  // pgbench reads `:name` as a variable, in literals too: a colon goes in as an escape (\x3a).
-  return quoted.includes(':') ? `E'${quoted.replace(/\\/g, '\\\\').replace(/:/g, '\\x3a')}'` : `'${quoted}'`;
-}
-
-/** One statement with its parameters written in, as pgbench sends it. */
-function inline(sql: string, params: unknown[]): string {
-  // One line per statement: the SQL's own comments go first, or they would swallow the rest of it.
-  const code = sql.replace(/--[^\n]*/g, '');
-  return code
-    .replace(/\$(\d+)/g, (_, n: string) => literal(params[Number(n) - 1]))
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
-export interface PairScript {
-  script: string;
-  /** The statements a pair sends, in order (first words), for the report. */
-  statements: string[];
-}
-
-/** Runs one quote and one order through the app in-process and turns the SQL they sent into a pgbench script. */
-export async function capturePairScript(databaseUrl: string): Promise<PairScript> {
-  const captured: { sql: string; params: unknown[] }[] = [];
-  const db = await openPostgres({
-    url: databaseUrl,
-    onQuery: (sql, params) => captured.push({ sql, params: JSON.parse(params || '[]') as unknown[] }),
-  });
-  const config = loadConfig({
-    DATABASE_URL: databaseUrl,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_IP: '1000000000',
-    RATE_LIMIT_PER_KEY: '1000000000',
-  });
-  const runtime = createRuntime({ config, db, logger: createLogger('silent') });
+/** The floor's tables, made afresh (dropped first): each run starts from empty tables. */
+export async function createFloorTables(databaseUrl: string): Promise<void> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
   try {
-    const post = async (path: string, body: unknown) => {
-      const reply = await runtime.app.fetch(`http://bench${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const text = await reply.text();
-      if (!reply.ok) throw new Error(`${path}: ${reply.status} ${text.slice(0, 300)}`);
-      return JSON.parse(text) as { result: unknown };
-    };
-    // Warm up first (the registry, prices, prepared plans): only the second pair's statements are kept.
-    await post('/orders', orderBody((await post('/quotes', QUOTE_BODY)).result as QuoteReply));
-    captured.length = 0;
-    await post('/orders', orderBody((await post('/quotes', QUOTE_BODY)).result as QuoteReply));
+    await db.query(`DROP SCHEMA IF EXISTS ${FLOOR_SCHEMA} CASCADE; CREATE SCHEMA ${FLOOR_SCHEMA};
+      CREATE TABLE ${FLOOR_SCHEMA}.quotes (LIKE public.quotes INCLUDING DEFAULTS, PRIMARY KEY (id), UNIQUE (consumed_by));
+      CREATE TABLE ${FLOOR_SCHEMA}.intents (LIKE public.intents INCLUDING DEFAULTS, PRIMARY KEY (swap_id, created_at), UNIQUE (swap_id));
+      CREATE TABLE ${FLOOR_SCHEMA}.orders (LIKE public.orders INCLUDING DEFAULTS, PRIMARY KEY (id, created_at), UNIQUE (id),
+        UNIQUE (quote_id), UNIQUE (commitment_hash));
+      CREATE UNIQUE INDEX ON ${FLOOR_SCHEMA}.orders (created_at DESC, id DESC);`);
   } finally {
-    await runtime.stop();
-    await db.close();
+    await db.end();
   }
-  const sent = captured.filter((s) => /^\s*(SELECT|WITH|INSERT|UPDATE|DELETE)\b/i.test(s.sql));
-  if (sent.length === 0) throw new Error('the create path sent no SQL the bench could see');
-  const lines = [
-    '-- Generated by test/bench/create-floor.ts from the SQL the service sent for one POST /quotes and one',
-    '-- POST /orders; regenerated by every `npm run bench`. One run of this script is one quote + order pair.',
-    '\\set r random(1, 999999999999)',
-    ...sent.map((s) => `${inline(s.sql, s.params)};`),
-  ];
-  return { script: `${lines.join('\n')}\n`, statements: sent.map((s) => s.sql.trim().split(/\s+/)[0]!.toUpperCase()) };
 }
 
-/** pgbench over `script`: transactions/s (without connection time) and latency average. */
+/** A 64-hex id from the run's random number and a tag (pgbench has no string variables). */
+const hex64 = (tag: string) => `md5(:r::text || '${tag}') || md5('${tag}' || :r::text)`;
+
+/** A text literal; pgbench reads `:name` as a variable, in literals too, so a colon goes in as an escape. */
+const lit = (text: string) => (text.includes(':') ? `E'${text.replace(/:/g, '\\x3a')}'` : `'${text}'`);
+
+const BTC_SOLVER = 'bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3';
+const WBTC = '0x2260FAC5E5542a773Aa44fBCfeDf7C193bc2C599';
+
+/** One quote + order pair in plain SQL, with the values the service stores for the bench's pair (QUOTE_BODY, orderBody). */
+export function floorScript(): string {
+  const t = FLOOR_SCHEMA;
+  const solver = lit(JSON.stringify({ bitcoin: BTC_SOLVER, ethereum: EVM_ADDRESS }));
+  const [btc, wbtc] = [lit('bitcoin:btc'), lit('ethereum:wbtc')];
+  const commitment = hex64('c');
+  const now = 'now()';
+  const intents = [
+    [hex64('s'), "'source'", "'bitcoin'", btc, "'primary'", lit(BTC_ADDRESS), lit(BTC_SOLVER), '1000000', commitment, '1795635559', 'NULL'],
+    [
+      hex64('d'),
+      "'destination'",
+      "'ethereum'",
+      wbtc,
+      lit(WBTC),
+      lit(EVM_ADDRESS),
+      lit(EVM_ADDRESS),
+      '998080',
+      commitment,
+      '1795592359',
+      lit('0x5859a88c08e2B7e075FeaA698A488e087f521123'),
+    ],
+  ].map((values) => `(${[...values, now, now].join(', ')})`);
+  const order = [
+    hex64('o'),
+    "'bench-' || :r",
+    "'q_' || :r",
+    '64250.12',
+    '64180.55',
+    '30',
+    commitment,
+    hex64('h'),
+    "now() + interval '1 hour'",
+    "now() + interval '12 hours'",
+    "'bitcoin'",
+    "'ethereum'",
+    btc,
+    wbtc,
+    '642.5012',
+    hex64('s'),
+    hex64('d'),
+    now,
+    now,
+  ];
+  return [
+    '-- Written by test/bench/create-floor.ts: one run is one quote and its order, in plain SQL.',
+    '\\set r random(1, 999999999999999)',
+    `INSERT INTO ${t}.quotes (id, source_asset, source_amount, dest_asset, dest_amount, source_token_price, dest_token_price, fee_bips, solver, created_at, expires_at) ` +
+      `VALUES ('q_' || :r, ${btc}, 1000000, ${wbtc}, 998080, 64250.12, 64180.55, 30, ${solver}, now(), now() + interval '5 minutes');`,
+    'BEGIN;',
+    `UPDATE ${t}.quotes SET consumed_by = ${hex64('o')} WHERE id = 'q_' || :r AND consumed_by IS NULL;`,
+    `INSERT INTO ${t}.intents (swap_id, side, chain, asset, token_address, creator, recipient, amount, commitment_hash, cancel_after, registry_address, created_at, updated_at) ` +
+      `VALUES ${intents.join(', ')};`,
+    `INSERT INTO ${t}.orders (id, user_id, quote_id, source_token_price, dest_token_price, fee_bips, commitment_hash, request_hash, deadline_at, dest_expires_at, source_chain, dest_chain, source_asset, dest_asset, volume_usd, source_swap_id, destination_swap_id, created_at, updated_at) ` +
+      `VALUES (${order.join(', ')});`,
+    'COMMIT;',
+    '',
+  ].join('\n');
+}
+
+/** Rows in the floor's orders table: every script run must have written one. */
+export async function floorOrders(db: pg.Client): Promise<number> {
+  return (await db.query(`SELECT count(*)::int AS n FROM ${FLOOR_SCHEMA}.orders`)).rows[0].n as number;
+}
+
+export function writeFloorScript(): string {
+  writeFileSync(SCRIPT_PATH, floorScript());
+  return SCRIPT_PATH;
+}
+
+/** pgbench over `script`: transactions/s (without connection time), latency average, and the run's transactions. */
 export async function runPgbench(databaseUrl: string, scriptPath: string, clients: number, seconds: number) {
   const { stdout } = await promisify(execFile)(
     PGBENCH,
+    // Prepared, as the service prepares each statement once per connection (src/db/prepared-statements.ts).
     [
       '-n',
-      // Prepared, as the service prepares each statement once per connection (src/db/prepared-statements.ts).
       '-M',
       'prepared',
       '-c',
@@ -160,21 +180,17 @@ export async function runPgbench(databaseUrl: string, scriptPath: string, client
   const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(stdout);
   const latency = /latency average = ([\d.]+) ms/.exec(stdout);
   const failed = /number of failed transactions: (\d+)/.exec(stdout);
+  const processed = /number of transactions actually processed: (\d+)/.exec(stdout);
   if (!tps) throw new Error(`pgbench printed no tps:\n${stdout}`);
   if (failed && Number(failed[1]) > 0) throw new Error(`pgbench: ${failed[1]} failed transactions:\n${stdout}`);
-  return { tps: Number(tps[1]), latencyMs: latency ? Number(latency[1]) : Number.NaN };
-}
-
-export function writePairScript(pair: PairScript): string {
-  writeFileSync(SCRIPT_PATH, pair.script);
-  return SCRIPT_PATH;
+  return { tps: Number(tps[1]), latencyMs: latency ? Number(latency[1]) : Number.NaN, transactions: Number(processed?.[1] ?? 0) };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const url = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bench';
-  const pair = await capturePairScript(url);
-  console.log(pair.script);
-  const result = await runPgbench(url, writePairScript(pair), 8, Number(process.env.BENCH_SECONDS ?? 10));
+  await createFloorTables(url);
+  console.log(floorScript());
+  const result = await runPgbench(url, writeFloorScript(), 8, Number(process.env.BENCH_SECONDS ?? 10));
   console.log(`pgbench, 8 clients: ${result.tps.toFixed(0)} transactions/s, latency average ${result.latencyMs} ms`);
 }
 

@@ -5,16 +5,13 @@
  * The sampler also reads each of those backends' CPU time from /proc (Linux, same machine), so a load gives
  * PostgreSQL CPU per transaction beside it.
  *
- * As a script: pgbench over a script file (by default the create pair written by test/bench/create-floor.ts),
- * with the stats keeper's fold running as an instance would run it, and the share printed:
- *
- *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/bench tsx test/bench/lock-waits.ts [script.pgbench]
- *     (CLIENTS=32, BENCH_SECONDS=20, FOLD_MS=1000; FOLD_MS=0 runs no fold)
+ * The create bench (creates.ts) samples its service turns with it and prints the share beside the ratio.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { capturePairScript, runPgbench, writePairScript } from './create-floor.ts';
+
+/** The sampler's connection names itself, so other samplers (creates.ts's CPU reader) leave it out. */
+export const SAMPLER_APPLICATION = 'bench-sampler';
 
 export interface LockWaitShare {
   samples: number;
@@ -61,7 +58,7 @@ async function sameHost(client: pg.Client): Promise<boolean> {
  * Backends that were already running when sampling started count only the CPU they use from then on.
  */
 export async function sampleLockWaits(url: string, options: { database?: string; intervalMs?: number } = {}): Promise<LockWaitSampler> {
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: url, application_name: SAMPLER_APPLICATION });
   await client.connect();
   const database = options.database ?? (await client.query<{ db: string }>('SELECT current_database() AS db')).rows[0]!.db;
   const intervalMs = options.intervalMs ?? 20;
@@ -112,51 +109,4 @@ export async function sampleLockWaits(url: string, options: { database?: string;
       return { samples, active, waitingOnLock, share: active === 0 ? 0 : waitingOnLock / active, backendCpuMs };
     },
   };
-}
-
-/** Calls stats_fold() every `intervalMs`, as the stats keeper does, until stopped; the rows it folded. */
-async function foldLoop(url: string, intervalMs: number) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  let running = true;
-  let folded = 0;
-  const loop = (async () => {
-    while (running) {
-      const { rows } = await client.query<{ n: string | null }>('SELECT stats_fold() AS n');
-      folded += Number(rows[0]?.n ?? 0);
-      await new Promise((resolve) => setTimeout(resolve, intervalMs));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      await client.end();
-      return folded;
-    },
-  };
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const url = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/bench';
-  const clients = Number(process.env.CLIENTS ?? 32);
-  const seconds = Number(process.env.BENCH_SECONDS ?? 20);
-  const foldMs = Number(process.env.FOLD_MS ?? 1000);
-  const script = process.argv[2] ?? writePairScript(await capturePairScript(url));
-  const sampler = await sampleLockWaits(url);
-  const fold = foldMs > 0 ? await foldLoop(url, foldMs) : undefined;
-  const result = await runPgbench(url, script, clients, seconds);
-  const folded = await fold?.stop();
-  const waits = await sampler.stop();
-  const transactions = result.tps * seconds;
-  console.log(
-    `pgbench ${script}, ${clients} clients, ${seconds} s: ${result.tps.toFixed(0)} transactions/s, latency average ${result.latencyMs} ms`,
-  );
-  console.log(
-    `lock waits: ${(waits.share * 100).toFixed(1)}% of active backends (${waits.waitingOnLock}/${waits.active} over ${waits.samples} samples)`,
-  );
-  console.log(
-    `PostgreSQL backend CPU: ${(waits.backendCpuMs / transactions).toFixed(2)} ms per transaction` +
-      (fold ? `, fold included (${folded} deltas folded)` : ''),
-  );
 }

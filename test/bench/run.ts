@@ -4,7 +4,7 @@
  *
  * - The read floor (./floor.ts) returns byte for byte the body the service returns for the same request
  *   (test/bench-floor-matches-service.test.ts); the bench checks that again here, on the bench's own database, before it measures.
- * - The create floor is pgbench over the statements the service sends for a quote and its order (./create-floor.ts).
+ * - The create floor is pgbench doing a quote and its order's logical work in plain SQL (./create-floor.ts, ./creates.ts).
  * - The peer is PostGraphile 4 (./postgraphile.ts).
  * - User pages are full: users with at least 100 orders (seed them with `--even-users`, see README).
  *
@@ -24,7 +24,8 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { capturePairScript, PGBENCH, quoteThenOrder, runPgbench, writePairScript } from './create-floor.ts';
+import { quoteThenOrder } from './create-floor.ts';
+import { createTurns, prepareFloor } from './creates.ts';
 import { explainHotPaths } from './explain.ts';
 import { FLOOR_DOCUMENTS, serviceCursor } from './floor.ts';
 import { type Figures, get, graphql, inTurns, load, loadFor, type Request, sample, sequential, type Target } from './load.ts';
@@ -294,37 +295,33 @@ async function main(): Promise<void> {
 
   // The writes come last: the rows they add set autovacuum and checkpoints going, which would fall on whatever
   // was measured next. The service is started afresh, and warmed up, if the workers' measurement stopped it.
-  if (wanted('POST /quotes')) {
+  const createPath = 'create pairs: POST /quotes + POST /orders';
+  if (wanted(createPath)) {
     if (ours.child.exitCode !== null || ours.child.signalCode !== null) {
       ours = await start('service', 'src/server.ts', service);
       // As the long-running instance was: its statements prepared and its code compiled before it is measured.
       await loadFor(ours.port, quoteThenOrder(), Math.max(...LEVELS), 5);
     }
-    // The floor's script from what the service sends now; pgbench runs it on the same database.
-    const script = writePairScript(await capturePairScript(DATABASE_URL));
-    const before = (await db.query('SELECT count(*)::int AS n FROM orders')).rows[0].n as number;
-    const pgbench = await runPgbench(DATABASE_URL, script, PGBENCH_CLIENTS, SECONDS);
-    const added = ((await db.query('SELECT count(*)::int AS n FROM orders')).rows[0].n as number) - before;
-    // Every script run must have written its order, or pgbench measured a no-op.
-    if (added < pgbench.tps * SECONDS * 0.9) throw new Error(`pgbench wrote ${added} orders for ${pgbench.tps} tps over ${SECONDS} s`);
-    console.log(
-      `  pgbench (${PGBENCH}), ${PGBENCH_CLIENTS} clients, ${script}: ${pgbench.tps.toFixed(0)} transactions/s (${added} orders written)`,
-    );
-    const path = 'POST /quotes + POST /orders (pairs)';
+    // The floor's tables made afresh; pgbench runs on the same database, in turns with the service.
+    const script = await prepareFloor(DATABASE_URL);
+    const bench = { databaseUrl: DATABASE_URL, port: ours.port, servicePid: ours.child.pid!, clients: PGBENCH_CLIENTS, seconds: SECONDS };
     for (const connections of LEVELS) {
-      process.stdout.write(`  ${path} @${connections} ...`);
-      const figures = await load(ours.port, quoteThenOrder(), connections);
-      // Two requests per pair.
-      const pairsPerSecond = { ...figures, rps: figures.rps / 2 };
+      process.stdout.write(`  ${createPath} @${connections} ...`);
+      const t = await createTurns(bench, script, connections);
+      const waits = `${(t.lockWaitShare * 100).toFixed(1)}% of active backends waiting on a lock`;
       rows.push({
-        path,
+        path: createPath,
         connections,
-        ours: pairsPerSecond,
+        ours: t.ours,
         bytes: {},
         target: { against: 'pgbench', ratio: 0.35 },
-        other: { label: 'pgbench', rps: pgbench.tps, p50: pgbench.latencyMs, p99: Number.NaN },
+        other: { label: `pgbench (${PGBENCH_CLIENTS} clients, plain SQL)`, ...t.floor },
+        note:
+          `CPU per order: gateway ${t.gatewayCpu.toFixed(2)} ms, PostgreSQL ${t.postgresCpu.toFixed(2)} ms ` +
+          `(floor: PostgreSQL ${t.floorPostgresCpu.toFixed(2)} ms); ${waits}`,
       });
-      process.stdout.write(` ${pairsPerSecond.rps.toFixed(0)}/s\n`);
+      if (connections === 32) results.push({ text: `create pairs @32: ${waits} (< 5%)`, met: t.lockWaitShare < 0.05 });
+      process.stdout.write(` ${t.ours.rps.toFixed(0)}/s, floor ${t.floor.rps.toFixed(0)}/s\n`);
     }
   }
 
