@@ -49,6 +49,7 @@ const nowMs = () => performance.timeOrigin + performance.now();
 const eventHash = (seq: number) =>
   seq.toString(16).padStart(8, '0') + Math.round(nowMs() * 1000).toString(16).padStart(14, '0') + randomBytes(21).toString('hex');
 
+const progress = (line: string) => process.stderr.write(`${line}\n`);
 const children: ChildProcess[] = [];
 process.on('exit', () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
@@ -136,7 +137,10 @@ function createOrder(port: number, quote: Quote, userId: string, seq: number) {
     source: { asset: quote.source.asset, recipient: USER_BTC, amount: quote.source.amount },
     destination: { asset: quote.destination.asset, recipient: USER_EVM, amount: quote.destination.amount },
     commitment_hash: eventHash(seq),
-  }).then((r) => r.status === 201);
+  }).then(
+    (r) => r.status === 201,
+    () => false,
+  );
 }
 
 type Status = { warmed: number; closed: number; errors: number; received: number; firstErrors: string[] };
@@ -187,6 +191,7 @@ async function scenario(instances: number) {
     ),
   );
   const openSeconds = (Date.now() - opening) / 1000;
+  progress(`${instances} instance(s): ${SUBSCRIBERS} subscribers opened in ${openSeconds} s`);
 
   // An order per user until every subscriber has received one: their subscriptions are live.
   const status = async () => (await Promise.all(clients.map((c) => ask<Status>(c, 'status')))).reduce((a, s) => ({ ...a, warmed: a.warmed + s.warmed, closed: a.closed + s.closed }));
@@ -196,6 +201,7 @@ async function scenario(instances: number) {
     await sleep(250 / TOPICS);
     warm = await status();
   }
+  progress(`${warm.warmed} subscribers live, ${warm.closed} closed; ${EVENTS} events follow`);
   await sleep(2000);
   const connected = servers.map((s) => usage(s.child.pid!));
 
