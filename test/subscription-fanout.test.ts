@@ -22,7 +22,7 @@ const statements: string[] = [];
 const publish = (t: TestApp, userId: string, orderId: string) => () => t.runtime.pubsub.publish('userOrdersUpdated', userId, { orderId });
 
 describe('subscribers of one topic', () => {
-  it('read the order once per event, over SSE and WebSocket alike', async ({ apps }) => {
+  it('read and serialise the order once per event, over SSE and WebSocket alike', async ({ apps }) => {
     const t = await apps({ freshDatabase: true, onQuery: (sql) => statements.push(sql) });
     const userId = `fan-${randomBytes(6).toString('hex')}`;
     const order = await makeOrder(t, {}, userId);
@@ -44,13 +44,27 @@ describe('subscribers of one topic', () => {
       await new Promise((r) => setTimeout(r, 200));
       const before = inboxes.map((i) => i.size);
       statements.length = 0;
-      publish(t, userId, order.order_id)();
-      for (const [i, inbox] of inboxes.entries()) {
-        for (const deadline = Date.now() + WAIT_MS; inbox.size === before[i]; ) {
-          if (Date.now() > deadline) throw new Error(`subscriber ${i} did not receive the event`);
-          await new Promise((r) => setTimeout(r, 10));
+      // Texts of the order serialised while the event is delivered (the clients only parse).
+      let serialised = 0;
+      const stringify = JSON.stringify;
+      JSON.stringify = ((...args: Parameters<typeof stringify>) => {
+        const text = stringify(...args);
+        if (typeof text === 'string' && text.includes('"userOrdersUpdated"') && text.includes(order.order_id)) serialised += 1;
+        return text;
+      }) as typeof stringify;
+      try {
+        publish(t, userId, order.order_id)();
+        for (const [i, inbox] of inboxes.entries()) {
+          for (const deadline = Date.now() + WAIT_MS; inbox.size === before[i]; ) {
+            if (Date.now() > deadline) throw new Error(`subscriber ${i} did not receive the event`);
+            await new Promise((r) => setTimeout(r, 10));
+          }
         }
+      } finally {
+        JSON.stringify = stringify;
       }
+      for (const inbox of inboxes) expect(JSON.stringify(inbox.last())).toContain(order.order_id);
+      expect(serialised).toBe(1);
       // One order read (the intents come with it or in one more), not one per subscriber.
       expect(statements.length, statements.join('\n')).toBeGreaterThan(0);
       expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(2);

@@ -61,6 +61,22 @@ export function sharedSubscriptionsPlugin(
   };
 }
 
+/**
+ * A result serialised once for all its subscribers: Yoga's SSE writer uses a result's own `stringify`
+ * when it has one, and the WebSocket transport asks `sharedJson` (src/websocket.ts). A function is
+ * no JSON, so the result's own text is unchanged.
+ */
+function withSharedJson(result: ExecutionResult): ExecutionResult {
+  let json: string | undefined;
+  return Object.assign(result, { stringify: (value: unknown) => (json ??= JSON.stringify(value)) });
+}
+
+/** The shared JSON text of a result that came through a shared stream; undefined for any other. */
+export function sharedJson(result: ExecutionResult): string | undefined {
+  const stringify = (result as { stringify?: unknown }).stringify;
+  return typeof stringify === 'function' ? (stringify as (value: unknown) => string)(result) : undefined;
+}
+
 /** One source stream, read once, each result handed to every subscriber's queue. */
 class Fanout {
   private readonly subscribers = new Set<Subscriber>();
@@ -93,7 +109,8 @@ class Fanout {
       for (;;) {
         const step = await this.iterator.next();
         if (step.done) break;
-        for (const s of this.subscribers) s.push(step.value);
+        const result = withSharedJson(step.value);
+        for (const s of this.subscribers) s.push(result);
       }
       for (const s of this.subscribers) s.finish();
     } catch (error) {

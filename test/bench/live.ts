@@ -70,7 +70,9 @@ async function recreateDatabase() {
 /** `npm start`'s command line (dist/server.js with its flags), production settings, caps raised for the run. */
 async function startInstance(extra: Record<string, string>) {
   const port = await freePort();
-  const child = spawn(process.execPath, [...NODE_FLAGS, 'dist/server.js'], {
+  // BENCH_LIVE_CPU_PROF=<dir>: each instance writes a .cpuprofile there when it stops.
+  const profile = env.BENCH_LIVE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_LIVE_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...profile, 'dist/server.js'], {
     cwd: ROOT,
     env: {
       ...env,
@@ -164,7 +166,7 @@ async function scenario(instances: number) {
   const servers = [];
   for (let i = 0; i < instances; i++) servers.push(await startInstance(instances > 1 ? { REDIS_URL, REDIS_KEY_PREFIX: `bench-live-${run}:` } : {}));
   const ingest = servers[0]!.port;
-  const warmUps = 40 * TOPICS;
+  const warmUps = 5 * TOPICS + 50;
   const pool = await quotes(ingest, EVENTS + warmUps);
   const before = servers.map((s) => usage(s.child.pid!));
 
