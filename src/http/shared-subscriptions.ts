@@ -16,9 +16,7 @@ export const SUBSCRIBER_QUEUE_LIMIT = 256;
  * their resolvers read the context's stores and clock only). Sits inside the subscription caps
  * (src/http/subscription-limits.ts), which still count each subscriber.
  */
-export function sharedSubscriptionsPlugin(
-  options: { queueLimit?: number; onDropped?: () => void } = {},
-): Plugin & { active(): number } {
+export function sharedSubscriptionsPlugin(options: { queueLimit?: number; onDropped?: () => void } = {}): Plugin & { active(): number } {
   const queueLimit = options.queueLimit ?? SUBSCRIBER_QUEUE_LIMIT;
   const streams = new Map<string, Promise<Fanout | ExecutionResult>>();
   // Documents by identity: Yoga's parse cache gives one document per query text, SSE and WebSocket alike.

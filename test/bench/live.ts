@@ -47,7 +47,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const nowMs = () => performance.timeOrigin + performance.now();
 /** Sequence number (8 hex), send time in microseconds (14 hex), then random: what live-subscribers.ts reads back. */
 const eventHash = (seq: number) =>
-  seq.toString(16).padStart(8, '0') + Math.round(nowMs() * 1000).toString(16).padStart(14, '0') + randomBytes(21).toString('hex');
+  seq.toString(16).padStart(8, '0') +
+  Math.round(nowMs() * 1000)
+    .toString(16)
+    .padStart(14, '0') +
+  randomBytes(21).toString('hex');
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const children: ChildProcess[] = [];
@@ -90,7 +94,13 @@ async function startInstance(extra: Record<string, string>) {
   children.push(child);
   for (const started = Date.now(); ; await sleep(200)) {
     if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode})`);
-    if (await fetch(`http://127.0.0.1:${port}/ready`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`http://127.0.0.1:${port}/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() - started > 60_000) throw new Error('the server did not start within 60 s');
   }
   return { port, child };
@@ -123,7 +133,10 @@ async function quotes(port: number, count: number): Promise<Quote[]> {
   await Promise.all(
     Array.from({ length: 8 }, async () => {
       while (out.length < count) {
-        const q = await postJson(port, '/quotes', { source: { asset: 'bitcoin:btc', amount: '10000000' }, destination: { asset: 'ethereum:wbtc' } });
+        const q = await postJson(port, '/quotes', {
+          source: { asset: 'bitcoin:btc', amount: '10000000' },
+          destination: { asset: 'ethereum:wbtc' },
+        });
         if (q.status !== 201) throw new Error(`quote: ${q.status} ${JSON.stringify(q.body)}`);
         out.push(q.body.result as unknown as Quote);
       }
@@ -164,7 +177,8 @@ async function scenario(instances: number) {
   const run = randomUUID().slice(0, 8);
   const users = Array.from({ length: TOPICS }, (_, i) => `live-${run}-${i}`);
   const servers = [];
-  for (let i = 0; i < instances; i++) servers.push(await startInstance(instances > 1 ? { REDIS_URL, REDIS_KEY_PREFIX: `bench-live-${run}:` } : {}));
+  for (let i = 0; i < instances; i++)
+    servers.push(await startInstance(instances > 1 ? { REDIS_URL, REDIS_KEY_PREFIX: `bench-live-${run}:` } : {}));
   const ingest = servers[0]!.port;
   const warmUps = 5 * TOPICS + 50;
   const pool = await quotes(ingest, EVENTS + warmUps);
@@ -196,7 +210,10 @@ async function scenario(instances: number) {
   progress(`${instances} instance(s): ${SUBSCRIBERS} subscribers opened in ${openSeconds} s`);
 
   // An order per user until every subscriber has received one: their subscriptions are live.
-  const status = async () => (await Promise.all(clients.map((c) => ask<Status>(c, 'status')))).reduce((a, s) => ({ ...a, warmed: a.warmed + s.warmed, closed: a.closed + s.closed }));
+  const status = async () => {
+    const all = await Promise.all(clients.map((c) => ask<Status>(c, 'status')));
+    return { warmed: all.reduce((a, s) => a + s.warmed, 0), closed: all.reduce((a, s) => a + s.closed, 0) };
+  };
   let warm = await status();
   for (let i = 0, end = Date.now() + 60_000; warm.warmed < SUBSCRIBERS - warm.closed && Date.now() < end; i++) {
     await createOrder(ingest, pool.pop()!, users[i % TOPICS]!, WARM_UP);
@@ -237,7 +254,8 @@ async function scenario(instances: number) {
   const delivered = [...histogram.values()].reduce((a, b) => a + b, 0);
   const quantile = (q: number) => {
     let seen = 0;
-    for (const [b, n] of [...histogram].sort((x, y) => x[0] - y[0])) if ((seen += n) >= q * delivered) return Math.round((b + 1) * BUCKET_MS * 10) / 10;
+    for (const [b, n] of [...histogram].sort((x, y) => x[0] - y[0]))
+      if ((seen += n) >= q * delivered) return Math.round((b + 1) * BUCKET_MS * 10) / 10;
     return Number.NaN;
   };
   const missing = acked.reduce((sum, ok, seq) => sum + (ok ? Math.max(0, perUser.get(users[seq % TOPICS]!)! - perSeq[seq]!) : 0), 0);
@@ -247,13 +265,22 @@ async function scenario(instances: number) {
     instances,
     subscribers: SUBSCRIBERS,
     topics: TOPICS,
-    events: { scheduled: EVENTS, acknowledged: acked.filter(Boolean).length, interval_ms: INTERVAL_MS, worst_send_lag_ms: Math.round(worstLagMs) },
+    events: {
+      scheduled: EVENTS,
+      acknowledged: acked.filter(Boolean).length,
+      interval_ms: INTERVAL_MS,
+      worst_send_lag_ms: Math.round(worstLagMs),
+    },
     deliveries: { expected, delivered, missing },
     latency_ms: { p50: quantile(0.5), p99: quantile(0.99), max: quantile(1) },
     subscribers_live_before_run: warm.warmed,
     subscribers_closed: reports.reduce((a, r) => a + r.closed, 0),
     open_seconds: openSeconds,
-    rss_mib: { before: before.map((u) => Math.round(u.rssBytes / 2 ** 20)), with_subscribers: connected.map((u) => Math.round(u.rssBytes / 2 ** 20)), after_run: after.map((u) => Math.round(u.rssBytes / 2 ** 20)) },
+    rss_mib: {
+      before: before.map((u) => Math.round(u.rssBytes / 2 ** 20)),
+      with_subscribers: connected.map((u) => Math.round(u.rssBytes / 2 ** 20)),
+      after_run: after.map((u) => Math.round(u.rssBytes / 2 ** 20)),
+    },
     rss_per_subscriber_kib: Math.round(rssDelta / SUBSCRIBERS / 102.4) / 10,
     server_cpu_us_per_delivery: delivered ? Math.round((cpuMs * 1000) / delivered) : null,
     server_cpu_share_of_run: Math.round((cpuMs / (SECONDS * 1000)) * 100) / 100,
