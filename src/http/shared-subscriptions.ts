@@ -65,6 +65,8 @@ export function sharedSubscriptionsPlugin(options: { queueLimit?: number; onDrop
  * no JSON, so the result's own text is unchanged.
  */
 function withSharedJson(result: ExecutionResult): ExecutionResult {
+  // Errors and extensions are left to each transport, which trims internals from them its own way.
+  if (result.errors?.length || result.extensions) return result;
   let json: string | undefined;
   return Object.assign(result, { stringify: (value: unknown) => (json ??= JSON.stringify(value)) });
 }
