@@ -104,4 +104,25 @@ describe('subscribers of one topic', () => {
       await reader.close();
     }
   });
+
+  it('keep their stream when the subscriber that started it leaves', async ({ t }) => {
+    const userId = `first-${randomBytes(6).toString('hex')}`;
+    const order = await makeOrder(t, {}, userId);
+    const first = await subscribeSse(t.app, USER_ORDERS, { userId });
+    await first.inbox.untilLive(publish(t, userId, order.order_id));
+    const second = await subscribeSse(t.app, USER_ORDERS, { userId });
+    try {
+      await second.inbox.untilLive(publish(t, userId, order.order_id));
+      await first.close();
+      const before = second.inbox.size;
+      publish(t, userId, order.order_id)();
+      for (const deadline = Date.now() + WAIT_MS; second.inbox.size === before; ) {
+        if (Date.now() > deadline) throw new Error('the second subscriber lost its stream with the first');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(second.inbox.last()?.errors).toBeUndefined();
+    } finally {
+      await second.close();
+    }
+  });
 });
