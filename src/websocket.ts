@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server } from 'node:http';
-import { GraphQLError, type DocumentNode, type ExecutionArgs } from 'graphql';
+import { GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -7,6 +7,7 @@ import type { App } from './app.ts';
 import type { ErrorCode } from './domain/errors.ts';
 import { bearerToken } from './http/auth.ts';
 import { clientIp } from './http/rate-limit.ts';
+import { sharedJson } from './http/shared-subscriptions.ts';
 import { connectionSlots, type SubscriptionContext, type SubscriptionSlots } from './http/subscription-limits.ts';
 import type { TransportLimits } from './http/transport-limits.ts';
 import { MAX_BODY_BYTES } from './http/envelope.ts';
@@ -27,6 +28,27 @@ function credentialsRequest(connectionParams: Readonly<Record<string, unknown>> 
 interface Extra {
   socket: WebSocket;
   request: IncomingMessage;
+}
+
+/**
+ * A `next` payload already serialised for every subscriber of its stream (src/http/shared-subscriptions.ts):
+ * graphql-ws stringifies each message itself, so the payload goes in as a marker and the socket's send
+ * puts the shared text in its place. graphql-ws stringifies a message and sends it in one step, so the
+ * text waiting in `pendingPayload` is always that of the message being sent.
+ */
+class SharedPayload {
+  constructor(readonly json: string) {}
+}
+const PAYLOAD_MARKER = '\u0000shared-payload';
+const MARKER_JSON = JSON.stringify(PAYLOAD_MARKER);
+let pendingPayload: string | undefined;
+
+function withSharedPayload(data: string): string {
+  if (pendingPayload === undefined) return data;
+  const at = data.lastIndexOf(MARKER_JSON);
+  const json = pendingPayload;
+  pendingPayload = undefined;
+  return at < 0 ? data : data.slice(0, at) + json + data.slice(at + MARKER_JSON.length);
 }
 
 /** How often a silent client is pinged, and how long its pong may take before the socket is dropped. */
@@ -71,6 +93,15 @@ export function serveWebSockets(
   const options: ServerOptions<Record<string, unknown> | undefined, Extra> = {
     execute: (args) => (args.rootValue as EnvelopedRoot).execute(args) as never,
     subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args) as never,
+    onNext: (_ctx, _id, _payload, _args, result) => {
+      const json = sharedJson(result as ExecutionResult);
+      return json === undefined ? undefined : (new SharedPayload(json) as never);
+    },
+    jsonMessageReplacer: (_key, value) => {
+      if (!(value instanceof SharedPayload)) return value;
+      pendingPayload = value.json;
+      return PAYLOAD_MARKER;
+    },
     // connection_init spends a request of the caller's budget like any operation: a client past it
     // cannot keep opening sessions. Closed with 4429 (graphql-ws then has nothing more to send).
     onConnect: async (ctx) => {
@@ -145,8 +176,9 @@ export function serveWebSockets(
         protocol: socket.protocol,
         send: (data) =>
           new Promise<void>((resolve, reject) => {
+            const message = withSharedPayload(data);
             if (socket.readyState !== socket.OPEN) return resolve();
-            socket.send(data, (err) => (err ? reject(err) : resolve()));
+            socket.send(message, (err) => (err ? reject(err) : resolve()));
           }),
         close: (code, reason) => socket.close(code, reason),
         onMessage: (handle) =>

@@ -15,6 +15,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   UNPROCESSABLE: 422,
   RATE_LIMITED: 429,
   TOO_MANY_SUBSCRIPTIONS: 429,
+  // Only ever inside a subscription stream (src/http/shared-subscriptions.ts), never a response's status.
+  SLOW_CONSUMER: 429,
   INTERNAL: 500,
   UNAVAILABLE: 503,
 };

@@ -44,6 +44,10 @@ export class Inbox {
   get size() {
     return this.items.length;
   }
+  /** The latest result received. */
+  last(): Result | undefined {
+    return this.items.at(-1);
+  }
 
   /** The first result (received or to come) whose order matches, within ms; throws otherwise. */
   async take(what: string, match: (order: OrderView) => boolean, ms = WAIT_MS): Promise<OrderView> {

@@ -1,0 +1,319 @@
+/**
+ * Live updates at scale (test/bench/README.md, "Live updates"): BENCH_LIVE_SUBSCRIBERS subscribers, half SSE
+ * and half WebSocket, on `npm start` with production settings over PostgreSQL, while an order is created
+ * through the API every BENCH_LIVE_INTERVAL_MS for BENCH_LIVE_SECONDS. Prints delivery latency from the
+ * create's send to each subscriber's receipt (p50/p99/max), the deliveries missing, the server's memory per
+ * subscriber and its CPU per delivery; first on one instance, then on three sharing Redis (subscribers spread
+ * over the three, orders created through the first).
+ *
+ *   npm run bench:live
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { freePort } from '../support/server-process.ts';
+import { BUCKET_MS, type OpenCommand } from './live-subscribers.ts';
+import { NODE_FLAGS, SERVICE_ENV } from './node-flags.ts';
+import { ROOT } from './settings.ts';
+
+const env = process.env;
+const SUBSCRIBERS = Number(env.BENCH_LIVE_SUBSCRIBERS ?? 10_000);
+const SECONDS = Number(env.BENCH_LIVE_SECONDS ?? 60);
+const INTERVAL_MS = Number(env.BENCH_LIVE_INTERVAL_MS ?? 10);
+/** Users the subscribers are spread over: 1, every subscriber follows one user and gets every event. */
+const TOPICS = Number(env.BENCH_LIVE_TOPICS ?? 1);
+const PROCESSES = Number(env.BENCH_LIVE_PROCESSES ?? 4);
+/** Creates sent and not yet answered, at most. */
+const IN_FLIGHT = Number(env.BENCH_LIVE_IN_FLIGHT ?? 16);
+const INSTANCES = (env.BENCH_LIVE_INSTANCES ?? '1,3').split(',').map(Number);
+const ADMIN_URL = env.BENCH_LIVE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const DATABASE = env.BENCH_LIVE_DATABASE ?? 'bench_live';
+const REDIS_URL = env.BENCH_LIVE_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const DATABASE_URL = ADMIN_URL.replace(/\/[^/]*$/, `/${DATABASE}`);
+const EVENTS = Math.floor((SECONDS * 1000) / INTERVAL_MS);
+
+/** A dashboard's row: the order, its status, both sides. */
+const QUERY = `subscription Live($userId: String!) {
+  userOrdersUpdated(userId: $userId) {
+    orderId userId status updatedAt
+    sourceIntent { swapId chain asset amount commitmentHash createTxHash }
+    destinationIntent { swapId chain asset amount createTxHash claimTxHash }
+  }
+}`;
+const WARM_UP = 0xffffffff;
+const USER_BTC = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
+const USER_EVM = '0x5a5A5a5a5A5a5a5a5a5A5a5A5A5a5a5A5A5A5A5A';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const nowMs = () => performance.timeOrigin + performance.now();
+/** Sequence number (8 hex), send time in microseconds (14 hex), then random: what live-subscribers.ts reads back. */
+const eventHash = (seq: number) =>
+  seq.toString(16).padStart(8, '0') +
+  Math.round(nowMs() * 1000)
+    .toString(16)
+    .padStart(14, '0') +
+  randomBytes(21).toString('hex');
+
+const progress = (line: string) => process.stderr.write(`${line}\n`);
+const children: ChildProcess[] = [];
+process.on('exit', () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+process.on('SIGINT', () => process.exit(130));
+
+async function recreateDatabase() {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${DATABASE}`);
+  await admin.end();
+  const migrate = spawn('npm', ['run', '--silent', 'db:migrate'], { cwd: ROOT, env: { ...env, DATABASE_URL }, stdio: 'inherit' });
+  const code = await new Promise((r) => migrate.once('exit', r));
+  if (code !== 0) throw new Error(`db:migrate failed (${code})`);
+}
+
+/** `npm start`'s command line (dist/server.js with its flags), production settings, caps raised for the run. */
+async function startInstance(extra: Record<string, string>) {
+  const port = await freePort();
+  // BENCH_LIVE_CPU_PROF=<dir>: each instance writes a .cpuprofile there when it stops.
+  const profile = env.BENCH_LIVE_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${env.BENCH_LIVE_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...profile, 'dist/server.js'], {
+    cwd: ROOT,
+    env: {
+      ...env,
+      ...SERVICE_ENV,
+      DATABASE_URL,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      WS_MAX_CONNECTIONS_PER_IP: String(SUBSCRIBERS),
+      SUBSCRIPTIONS_PER_INSTANCE: String(SUBSCRIBERS),
+      QUOTE_TTL_SECONDS: '3600',
+      ...extra,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(child);
+  for (const started = Date.now(); ; await sleep(200)) {
+    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode})`);
+    if (
+      await fetch(`http://127.0.0.1:${port}/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    if (Date.now() - started > 60_000) throw new Error('the server did not start within 60 s');
+  }
+  return { port, child };
+}
+
+/** Resident memory and CPU time (user + system) of a process, from /proc. */
+function usage(pid: number) {
+  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return { rssBytes: rssKb * 1024, cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 };
+}
+
+function percentiles(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN);
+  return { p50: at(0.5), p99: at(0.99), max: at(1) };
+}
+
+async function postJson(port: number, path: string, body: unknown) {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as { result: Record<string, never> } };
+}
+
+interface Quote {
+  quote_id: string;
+  source: { asset: string; amount: string };
+  destination: { asset: string; amount: string };
+}
+
+async function quotes(port: number, count: number): Promise<Quote[]> {
+  const out: Quote[] = [];
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (out.length < count) {
+        const q = await postJson(port, '/quotes', {
+          source: { asset: 'bitcoin:btc', amount: '10000000' },
+          destination: { asset: 'ethereum:wbtc' },
+        });
+        if (q.status !== 201) throw new Error(`quote: ${q.status} ${JSON.stringify(q.body)}`);
+        out.push(q.body.result as unknown as Quote);
+      }
+    }),
+  );
+  return out;
+}
+
+function createOrder(port: number, quote: Quote, userId: string, seq: number) {
+  return postJson(port, '/orders', {
+    user_id: userId,
+    quote_id: quote.quote_id,
+    source: { asset: quote.source.asset, recipient: USER_BTC, amount: quote.source.amount },
+    destination: { asset: quote.destination.asset, recipient: USER_EVM, amount: quote.destination.amount },
+    commitment_hash: eventHash(seq),
+  }).then(
+    (r) => r.status === 201,
+    () => false,
+  );
+}
+
+type Status = { warmed: number; closed: number; errors: number; received: number; firstErrors: string[] };
+type Report = Status & { buckets: [number, number][]; perSeq: number[] };
+
+function ask<T>(child: ChildProcess, type: string): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (m: { type: string }) => {
+      if (m.type !== type) return;
+      child.off('message', on);
+      resolve(m as T);
+    };
+    child.on('message', on);
+    child.send({ type });
+  });
+}
+
+async function scenario(instances: number) {
+  const run = randomUUID().slice(0, 8);
+  const users = Array.from({ length: TOPICS }, (_, i) => `live-${run}-${i}`);
+  const servers = [];
+  for (let i = 0; i < instances; i++)
+    servers.push(await startInstance(instances > 1 ? { REDIS_URL, REDIS_KEY_PREFIX: `bench-live-${run}:` } : {}));
+  const ingest = servers[0]!.port;
+  const warmUps = 5 * TOPICS + 50;
+  const pool = await quotes(ingest, EVENTS + warmUps);
+  const before = servers.map((s) => usage(s.child.pid!));
+
+  const clients = Array.from({ length: PROCESSES }, () => {
+    const c = fork(new URL('./live-subscribers.ts', import.meta.url).pathname, { execArgv: ['--import', 'tsx'], cwd: ROOT });
+    children.push(c);
+    return c;
+  });
+  const shares: OpenCommand['subscribers'][] = clients.map(() => []);
+  const perUser = new Map<string, number>();
+  for (let i = 0; i < SUBSCRIBERS; i++) {
+    const userId = users[i % TOPICS]!;
+    perUser.set(userId, (perUser.get(userId) ?? 0) + 1);
+    shares[i % PROCESSES]!.push({ port: servers[i % instances]!.port, userId, transport: i % 2 ? 'ws' : 'sse' });
+  }
+  const opening = Date.now();
+  await Promise.all(
+    clients.map(
+      (c, i) =>
+        new Promise<void>((resolve) => {
+          c.once('message', () => resolve());
+          c.send({ type: 'open', subscribers: shares[i]!, concurrency: 32, query: QUERY } satisfies OpenCommand);
+        }),
+    ),
+  );
+  const openSeconds = (Date.now() - opening) / 1000;
+  progress(`${instances} instance(s): ${SUBSCRIBERS} subscribers opened in ${openSeconds} s`);
+
+  // An order per user until every subscriber has received one: their subscriptions are live.
+  const status = async () => {
+    const all = await Promise.all(clients.map((c) => ask<Status>(c, 'status')));
+    return { warmed: all.reduce((a, s) => a + s.warmed, 0), closed: all.reduce((a, s) => a + s.closed, 0) };
+  };
+  let warm = await status();
+  for (let i = 0, end = Date.now() + 60_000; warm.warmed < SUBSCRIBERS - warm.closed && Date.now() < end; i++) {
+    await createOrder(ingest, pool.pop()!, users[i % TOPICS]!, WARM_UP);
+    await sleep(250 / TOPICS);
+    warm = await status();
+  }
+  progress(`${warm.warmed} subscribers live, ${warm.closed} closed; ${EVENTS} events follow`);
+  await sleep(2000);
+  const connected = servers.map((s) => usage(s.child.pid!));
+
+  // The measured run: one order every INTERVAL_MS, with at most IN_FLIGHT creates unanswered. Past that the
+  // schedule slips (printed as the achieved rate) rather than queueing requests whose wait would count as delivery.
+  const acked: boolean[] = [];
+  const inFlight = new Set<Promise<void>>();
+  /** Each create's own time, send to answer: the part of the latency that is not the fan-out. */
+  const createMs: number[] = [];
+  let worstLagMs = 0;
+  const start = performance.now();
+  // Ends with the window however far the schedule slipped: what was not sent by then is `not_sent`.
+  for (let seq = 0; seq < EVENTS && performance.now() - start < SECONDS * 1000; seq++) {
+    const due = start + seq * INTERVAL_MS;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    while (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
+    worstLagMs = Math.max(worstLagMs, performance.now() - due);
+    const sentAt = performance.now();
+    const sent: Promise<void> = createOrder(ingest, pool.pop()!, users[seq % TOPICS]!, seq).then((ok) => {
+      acked[seq] = ok;
+      createMs.push(performance.now() - sentAt);
+      inFlight.delete(sent);
+    });
+    inFlight.add(sent);
+  }
+  const ingestSeconds = (performance.now() - start) / 1000;
+  await Promise.all([...inFlight]);
+  const expected = acked.reduce((sum, ok, seq) => sum + (ok ? perUser.get(users[seq % TOPICS]!)! : 0), 0);
+  for (let end = Date.now() + 20_000; Date.now() < end; await sleep(500)) {
+    const received = (await Promise.all(clients.map((c) => ask<Status>(c, 'status')))).reduce((a, s) => a + s.received, 0);
+    if (received >= expected) break;
+  }
+  const after = servers.map((s) => usage(s.child.pid!));
+  const reports = await Promise.all(clients.map((c) => ask<Report>(c, 'report')));
+
+  const histogram = new Map<number, number>();
+  const perSeq = new Array<number>(EVENTS).fill(0);
+  for (const r of reports) {
+    for (const [b, n] of r.buckets) histogram.set(b, (histogram.get(b) ?? 0) + n);
+    r.perSeq.forEach((n, seq) => seq < EVENTS && (perSeq[seq]! += n));
+  }
+  const delivered = [...histogram.values()].reduce((a, b) => a + b, 0);
+  const quantile = (q: number) => {
+    let seen = 0;
+    for (const [b, n] of [...histogram].sort((x, y) => x[0] - y[0]))
+      if ((seen += n) >= q * delivered) return Math.round((b + 1) * BUCKET_MS * 10) / 10;
+    return Number.NaN;
+  };
+  const missing = acked.reduce((sum, ok, seq) => sum + (ok ? Math.max(0, perUser.get(users[seq % TOPICS]!)! - perSeq[seq]!) : 0), 0);
+  const rssDelta = connected.reduce((a, u, i) => a + u.rssBytes - before[i]!.rssBytes, 0);
+  const cpuMs = after.reduce((a, u, i) => a + u.cpuMs - connected[i]!.cpuMs, 0);
+  const result = {
+    instances,
+    subscribers: SUBSCRIBERS,
+    topics: TOPICS,
+    events: {
+      scheduled: EVENTS,
+      acknowledged: acked.filter(Boolean).length,
+      not_sent: EVENTS - acked.length,
+      interval_ms: INTERVAL_MS,
+      worst_send_lag_ms: Math.round(worstLagMs),
+      achieved_per_second: Math.round(acked.filter(Boolean).length / ingestSeconds),
+    },
+    create_ms: percentiles(createMs),
+    deliveries: { expected, delivered, missing },
+    latency_ms: { p50: quantile(0.5), p99: quantile(0.99), max: quantile(1) },
+    subscribers_live_before_run: warm.warmed,
+    subscribers_closed: reports.reduce((a, r) => a + r.closed, 0),
+    open_seconds: openSeconds,
+    rss_mib: {
+      before: before.map((u) => Math.round(u.rssBytes / 2 ** 20)),
+      with_subscribers: connected.map((u) => Math.round(u.rssBytes / 2 ** 20)),
+      after_run: after.map((u) => Math.round(u.rssBytes / 2 ** 20)),
+    },
+    rss_per_subscriber_kib: Math.round(rssDelta / SUBSCRIBERS / 102.4) / 10,
+    server_cpu_us_per_delivery: delivered ? Math.round((cpuMs * 1000) / delivered) : null,
+    server_cpu_share_of_run: Math.round((cpuMs / (SECONDS * 1000)) * 100) / 100,
+    client_errors: reports.flatMap((r) => r.firstErrors).slice(0, 5),
+  };
+  for (const c of clients) c.kill('SIGKILL');
+  for (const s of servers) s.child.kill('SIGTERM');
+  await Promise.all(servers.map((s) => new Promise((r) => (s.child.exitCode === null ? s.child.once('exit', r) : r(null)))));
+  return result;
+}
+
+await recreateDatabase();
+for (const n of INSTANCES) console.log(JSON.stringify(await scenario(n), null, 2));

@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { createClient } from 'graphql-ws';
+import { describe, expect } from 'vitest';
+import { WebSocket } from 'ws';
+import { it, type TestApp } from './support/app.ts';
+import { makeOrder } from './support/fixtures.ts';
+import { Inbox, WAIT_MS, bounded, subscribeSse, type Result } from './support/sse.ts';
+import { listen } from './support/ws.ts';
+import { SUBSCRIBER_QUEUE_LIMIT } from '../src/http/shared-subscriptions.ts';
+
+/**
+ * Many subscribers of one topic cost one execution per event (src/http/shared-subscriptions.ts): the
+ * order is read once, not once per subscriber; and a subscriber that stops reading is dropped with
+ * SLOW_CONSUMER instead of queueing every later event.
+ */
+
+const USER_ORDERS = `subscription ($userId: String!) {
+  userOrdersUpdated(userId: $userId) { orderId userId status sourceIntent { swapId createTxHash } destinationIntent { swapId } }
+}`;
+
+const statements: string[] = [];
+const publish = (t: TestApp, userId: string, orderId: string) => () => t.runtime.pubsub.publish('userOrdersUpdated', userId, { orderId });
+
+describe('subscribers of one topic', () => {
+  it('read and serialise the order once per event, over SSE and WebSocket alike', async ({ apps }) => {
+    const t = await apps({ freshDatabase: true, onQuery: (sql) => statements.push(sql) });
+    const userId = `fan-${randomBytes(6).toString('hex')}`;
+    const order = await makeOrder(t, {}, userId);
+    const server = await listen(t);
+    const client = createClient({ url: server.wsUrl, webSocketImpl: WebSocket, retryAttempts: 0, lazy: false });
+    const sse = await Promise.all(Array.from({ length: 20 }, () => subscribeSse(t.app, USER_ORDERS, { userId })));
+    const ws = Array.from({ length: 20 }, () => {
+      const inbox = new Inbox();
+      const stop = client.subscribe(
+        { query: USER_ORDERS, variables: { userId } },
+        { next: (r) => inbox.push(r as Result), error: (e) => inbox.end(e), complete: () => inbox.end() },
+      );
+      return { inbox, stop };
+    });
+    const inboxes = [...sse.map((s) => s.inbox), ...ws.map((s) => s.inbox)];
+    try {
+      for (const inbox of inboxes) await inbox.untilLive(publish(t, userId, order.order_id));
+      // Whatever the probes still have under way settles before the count starts.
+      await new Promise((r) => setTimeout(r, 200));
+      const before = inboxes.map((i) => i.size);
+      statements.length = 0;
+      // Texts of the order serialised while the event is delivered (the clients only parse).
+      let serialised = 0;
+      const stringify = JSON.stringify;
+      JSON.stringify = ((...args: Parameters<typeof stringify>) => {
+        const text = stringify(...args);
+        if (typeof text === 'string' && text.includes('"userOrdersUpdated"') && text.includes(order.order_id)) serialised += 1;
+        return text;
+      }) as typeof stringify;
+      try {
+        publish(t, userId, order.order_id)();
+        for (const [i, inbox] of inboxes.entries()) {
+          for (const deadline = Date.now() + WAIT_MS; inbox.size === before[i]; ) {
+            if (Date.now() > deadline) throw new Error(`subscriber ${i} did not receive the event`);
+            await new Promise((r) => setTimeout(r, 10));
+          }
+        }
+      } finally {
+        JSON.stringify = stringify;
+      }
+      for (const inbox of inboxes) expect(JSON.stringify(inbox.last())).toContain(order.order_id);
+      expect(serialised).toBe(1);
+      // One order read (the intents come with it or in one more), not one per subscriber.
+      expect(statements.length, statements.join('\n')).toBeGreaterThan(0);
+      expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(2);
+    } finally {
+      for (const s of ws) s.stop();
+      await Promise.all(sse.map((s) => s.close()));
+      await bounded(Promise.resolve(client.dispose()), WAIT_MS, 'graphql-ws client dispose');
+      await bounded(server.close(), WAIT_MS, 'server close');
+    }
+  }, 120_000);
+
+  it('drop a subscriber that stops reading with SLOW_CONSUMER; the others get every event', async ({ t }) => {
+    const userId = `slow-${randomBytes(6).toString('hex')}`;
+    const order = await makeOrder(t, {}, userId);
+    const reader = await subscribeSse(t.app, USER_ORDERS, { userId });
+    // An SSE response nobody reads: Yoga pulls no further than its stream's buffer.
+    const stalled = await t.app.fetch('http://test/graphql', {
+      method: 'POST',
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: USER_ORDERS, variables: { userId } }),
+    });
+    try {
+      await reader.inbox.untilLive(publish(t, userId, order.order_id));
+      const events = SUBSCRIBER_QUEUE_LIMIT + 50;
+      const start = reader.inbox.size;
+      for (let i = 0; i < events; i++) publish(t, userId, order.order_id)();
+      for (const deadline = Date.now() + 4 * WAIT_MS; reader.inbox.size < start + events; ) {
+        if (Date.now() > deadline) throw new Error(`the reading subscriber got ${reader.inbox.size - start} of ${events}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const text = await bounded(stalled.text(), WAIT_MS, 'the stalled stream ends');
+      expect(text).toContain('SLOW_CONSUMER');
+      expect(text).toContain('event: complete');
+      // It was let go, not held: far fewer results than were published reached its stream.
+      expect(text.split('event: next').length - 1).toBeLessThan(events);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('keep their stream when the subscriber that started it leaves', async ({ t }) => {
+    const userId = `first-${randomBytes(6).toString('hex')}`;
+    const order = await makeOrder(t, {}, userId);
+    const first = await subscribeSse(t.app, USER_ORDERS, { userId });
+    await first.inbox.untilLive(publish(t, userId, order.order_id));
+    const second = await subscribeSse(t.app, USER_ORDERS, { userId });
+    try {
+      await second.inbox.untilLive(publish(t, userId, order.order_id));
+      await first.close();
+      const before = second.inbox.size;
+      publish(t, userId, order.order_id)();
+      for (const deadline = Date.now() + WAIT_MS; second.inbox.size === before; ) {
+        if (Date.now() > deadline) throw new Error('the second subscriber lost its stream with the first');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(second.inbox.last()?.errors).toBeUndefined();
+    } finally {
+      await second.close();
+    }
+  });
+});
