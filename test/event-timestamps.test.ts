@@ -28,13 +28,13 @@ describe('event timestamps', () => {
     expect(claim.body.result).toMatch(/^a claim cannot be dated before the destination escrow's create/);
   }, 90_000);
 
-  it('refuses an event dated after now, past the clock tolerance; a year-9999 claim cannot enter the statistics', async ({ t }) => {
-    const { src } = await order(t);
-    const far = await postEvent(t, src, escrowEvent('create', 10, {}, new Date('9999-12-31T23:59:59Z')));
-    expect(far.status).toBe(409);
-    expect(far.body.result).toMatch(/^a create cannot be dated 9999-12-31T23:59:59Z: that is more than 2 h after now \(/);
-    expect((await postEvent(t, src, escrowEvent('create', 10, {}, at(t, 2 * 3600 + 1)))).status).toBe(409);
-    // Within the tolerance (a block timestamp a little ahead of our clock) it is a fact like any other.
-    expect((await postEvent(t, src, escrowEvent('create', 10, {}, at(t, 2 * 3600)))).status).toBe(200);
+  it('takes dates far from our clock as the chain gives them (a chain clock may run ahead); durations stay finite', async ({ t }) => {
+    const { src, dst, secret } = await order(t);
+    expect((await postEvent(t, src, escrowEvent('create', 10, {}, new Date('1970-01-01T00:00:00Z')))).status).toBe(200);
+    expect((await postEvent(t, dst, escrowEvent('create', 20, {}, at(t, 30 * 3600)))).status).toBe(200);
+    const claim = await postEvent(t, dst, escrowEvent('claim', 21, { commitment: secret }, new Date('9999-12-31T23:59:59Z')));
+    expect(claim.status).toBe(200);
+    const avg = Number((await t.rest('GET', '/stats')).body.result.all_time.avg_completion_time_secs);
+    expect(Number.isFinite(avg) && avg >= 0).toBe(true);
   }, 90_000);
 });

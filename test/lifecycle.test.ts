@@ -226,7 +226,7 @@ describe('stats follow the lifecycle', () => {
     await ev(done.order.destination_intent.swap_id, escrowEvent('create', 1, {}, at(120)));
     await ev(done.order.destination_intent.swap_id, escrowEvent('claim', 2, { commitment: done.secret }, at(600)));
     await ev(cancelled.order.source_intent.swap_id, escrowEvent('create', 1, {}, at(60)));
-    await ev(cancelled.order.source_intent.swap_id, escrowEvent('cancel', 9, {}, at(3600)));
+    await ev(cancelled.order.source_intent.swap_id, escrowEvent('cancel', 9, {}, at(90000)));
     const stats = (await fresh.rest('GET', '/stats')).body.result.all_time;
     expect(stats).toMatchObject({
       total_orders: 3,

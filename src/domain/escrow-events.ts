@@ -5,7 +5,7 @@ import type { EscrowEventWrite, OrderWithIntents } from './stores.ts';
 import { z } from 'zod';
 import { orderStatusEvent } from './webhook-events.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
-import { hex32, object, text, timestamp, toSeconds } from './input.ts';
+import { hex32, object, text, timestamp } from './input.ts';
 import { deriveStage, statusAt, type EscrowFacts } from './status/rule.ts';
 
 /**
@@ -199,23 +199,11 @@ export interface RecordedEvent {
 }
 
 /**
- * How far ahead of our clock a block may be dated: Bitcoin accepts blocks up to 2 h ahead of the network's
- * time, and no chain we know more. Later than that is a block no chain has mined yet (README, Hardening).
- */
-export const FUTURE_TOLERANCE_SECONDS = 2 * 3600;
-
-/**
  * What an escrow event writes to the order holding its escrow (`swapId`), read under the order's lock:
  * null for an exact repeat; a ConflictError when no chain could produce the event.
  */
 function escrowEventWrite(order: OrderWithIntents, swapId: string, event: EscrowEvent, now: Date): EscrowEventWrite | null {
   const intent = [order.sourceIntent, order.destinationIntent].find((one) => one.swapId === swapId)!;
-  // A date from the future would make a completion time of centuries in every statistic it enters.
-  if (event.timestamp.getTime() > now.getTime() + FUTURE_TOLERANCE_SECONDS * 1000) {
-    throw new ConflictError(
-      `a ${event.kind} cannot be dated ${iso(event.timestamp)}: that is more than ${FUTURE_TOLERANCE_SECONDS / 3600} h after now (${iso(toSeconds(now))})`,
-    );
-  }
   const escrows = { deadlineAt: order.deadlineAt, source: order.sourceIntent, destination: order.destinationIntent };
   const applied = applyEscrowEvent(escrows, intent.side, event, now);
   if (!applied) return null;
