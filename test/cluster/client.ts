@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { USER_BTC, USER_EVM } from '../support/fixtures.ts';
 
 /** One HTTP call's outcome: its status (0 when the connection failed or timed out). */
@@ -8,8 +9,9 @@ export interface Reply {
 }
 
 /**
- * A client as the gateway sees it behind HAProxy: `ip` goes in X-Forwarded-For (HAProxy appends its own
- * hop; the gateway, with TRUST_PROXY, takes the first), so the load looks like many clients.
+ * A client as the gateway sees it behind HAProxy: the call is made from the loopback address that stands for
+ * `ip` (10.a.b.c connects from 127.a.b.c), so HAProxy appends that address to X-Forwarded-For and the
+ * gateway, which trusts HAProxy's hop (TRUST_PROXY: the last one), sees one client per `ip`.
  */
 export async function call(
   base: string,
@@ -19,24 +21,35 @@ export async function call(
   body?: unknown,
   timeoutMs = 15_000,
 ): Promise<Reply> {
-  try {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: { 'x-forwarded-for': ip, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const text = await response.text();
-    let parsed: Reply['body'];
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, body: parsed };
-  } catch {
-    return { status: 0, body: undefined };
-  }
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise<Reply>((resolve) => {
+    const request = httpRequest(
+      `${base}${path}`,
+      {
+        method,
+        localAddress: ip.replace(/^10\./, '127.'),
+        headers: payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        timeout: timeoutMs,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', () => resolve({ status: 0, body: undefined }));
+        response.on('end', () => {
+          let parsed: Reply['body'];
+          try {
+            parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          } catch {
+            parsed = undefined;
+          }
+          resolve({ status: response.statusCode ?? 0, body: parsed });
+        });
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error('timed out')));
+    request.on('error', () => resolve({ status: 0, body: undefined }));
+    request.end(payload);
+  });
 }
 
 /** Quote then order; the order id once acknowledged (201), else the failing step's status. */
