@@ -181,6 +181,19 @@ describe('statistics deltas folded by the keeper', () => {
     expect(book.pairs).toBe(2);
   }, 120_000);
 
+  it('vacuums after folding, and leaves an idle book alone', async ({ t, db }) => {
+    const keeper = new StatsKeeper({ prisma: db.prisma, logger: t.logger, vacuumEvery: 2 });
+    await create(t, 300);
+    const first = await keeper.tick();
+    expect(first.folded).toBeGreaterThan(0);
+    expect(first.vacuumed).toBe(false);
+    expect((await keeper.tick()).vacuumed).toBe(true);
+    // Nothing written since: nothing folded, and no VACUUM (which would write WAL on an idle primary).
+    const idle = [];
+    for (let round = 0; round < 4; round++) idle.push(await keeper.tick());
+    expect(idle).toEqual(Array(4).fill({ folded: 0, vacuumed: false }));
+  });
+
   it('notices a fold that loses deltas or counts them twice', async ({ t, db }) => {
     await Promise.all([0, 1, 2, 3].map((i) => create(t, 100 + i)));
     const broken = {

@@ -12,6 +12,8 @@ import { PollingLoop } from '../polling-loop.ts';
  */
 export class StatsKeeper extends PollingLoop {
   private rounds = 0;
+  /** Deltas this keeper folded since its last VACUUM: none, and there is nothing of its own to vacuum. */
+  private foldedSinceVacuum = 0;
 
   constructor(
     private readonly options: {
@@ -25,16 +27,20 @@ export class StatsKeeper extends PollingLoop {
     super({ name: 'stats keeper', intervalMs: options.intervalMs ?? 1000, logger: options.logger });
   }
 
-  /** One round: the deltas folded, or null when another instance's fold held the lock. */
-  async tick(): Promise<{ folded: number | null }> {
+  /** One round: the deltas folded (null when another instance's fold held the lock), and whether it vacuumed. */
+  async tick(): Promise<{ folded: number | null; vacuumed: boolean }> {
     // One statement, so one transaction: the fold's lock is held until its deletes and upserts commit.
     const [row] = await this.options.prisma.$queryRaw<[{ folded: bigint | null }]>`SELECT stats_fold() AS folded`;
     const folded = row.folded === null ? null : Number(row.folded);
+    this.foldedSinceVacuum += folded ?? 0;
     // Every folded delta leaves a dead row: vacuumed here rather than when autovacuum gets to it, so the
-    // table the readers scan stays a few pages. SKIP_LOCKED: another instance's VACUUM is as good.
-    if (++this.rounds % (this.options.vacuumEvery ?? 10) === 0) {
+    // table the readers scan stays a few pages. SKIP_LOCKED: another instance's VACUUM is as good. An idle
+    // book folds nothing and vacuums nothing, so an idle primary writes no WAL for the keeper.
+    const vacuumed = ++this.rounds % (this.options.vacuumEvery ?? 10) === 0 && this.foldedSinceVacuum > 0;
+    if (vacuumed) {
       await this.options.prisma.$executeRawUnsafe('VACUUM (SKIP_LOCKED) stats_deltas');
+      this.foldedSinceVacuum = 0;
     }
-    return { folded };
+    return { folded, vacuumed };
   }
 }
