@@ -26,6 +26,7 @@ import { readiness, relayerHealth, type RelayerReport } from './http/health.ts';
 import { rateLimitPlugin } from './http/rate-limit.ts';
 import { readClients } from './http/read-client.ts';
 import { sharedSubscriptionsPlugin } from './http/shared-subscriptions.ts';
+import { sseResultsPlugin } from './http/sse-results.ts';
 import { subscriptionLimitPlugin } from './http/subscription-limits.ts';
 import type { TransportLimits } from './http/transport-limits.ts';
 import { requestIdOf, requestLogPlugin } from './http/request-log.ts';
@@ -146,6 +147,8 @@ export function createApp(deps: AppDeps): App {
       ...graphqlLimitPlugins({ production: deps.config.env === 'production' }),
       // One execution per event for all subscribers of an operation; inside the caps, which count each subscriber.
       sharedSubscriptionsPlugin(),
+      // Each SSE event one write, with the bytes shared by the subscribers of one stream.
+      sseResultsPlugin(),
       subscriptionLimitPlugin(deps.limits.subscriptions, { slots: deps.limits.sseStreamsPerIp, trustProxy: deps.limits.trustProxy }),
       // Each document (the REST layer's fixed ones, and clients' after Yoga's parse cache) is compiled
       // to a function once, then run without the generic executor's per-field interpretation.

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { createClient } from 'graphql-ws';
 import { describe, expect } from 'vitest';
 import { WebSocket } from 'ws';
@@ -44,14 +45,29 @@ describe('subscribers of one topic', () => {
       await new Promise((r) => setTimeout(r, 200));
       const before = inboxes.map((i) => i.size);
       statements.length = 0;
-      // Texts of the order serialised while the event is delivered (the clients only parse).
+      // Texts of the order serialised while the event is delivered (the clients only parse), and SSE events
+      // encoded to bytes (the server's writer; the in-process SSE clients decode, never encode).
       let serialised = 0;
+      let encoded = 0;
       const stringify = JSON.stringify;
       JSON.stringify = ((...args: Parameters<typeof stringify>) => {
         const text = stringify(...args);
         if (typeof text === 'string' && text.includes('"userOrdersUpdated"') && text.includes(order.order_id)) serialised += 1;
         return text;
       }) as typeof stringify;
+      const bufferFrom = Buffer.from;
+      const encode = TextEncoder.prototype.encode;
+      const countSse = (value: unknown) => {
+        if (typeof value === 'string' && value.includes(order.order_id) && /^(event: next\n)?data: /.test(value)) encoded += 1;
+      };
+      Buffer.from = ((value: unknown, ...rest: unknown[]) => {
+        countSse(value);
+        return (bufferFrom as (...args: unknown[]) => Buffer)(value, ...rest);
+      }) as typeof Buffer.from;
+      TextEncoder.prototype.encode = function (this: TextEncoder, input?: string) {
+        countSse(input);
+        return encode.call(this, input);
+      };
       try {
         publish(t, userId, order.order_id)();
         for (const [i, inbox] of inboxes.entries()) {
@@ -62,9 +78,13 @@ describe('subscribers of one topic', () => {
         }
       } finally {
         JSON.stringify = stringify;
+        Buffer.from = bufferFrom;
+        TextEncoder.prototype.encode = encode;
       }
       for (const inbox of inboxes) expect(JSON.stringify(inbox.last())).toContain(order.order_id);
       expect(serialised).toBe(1);
+      // One SSE event's bytes for all 20 SSE subscribers (src/http/sse-results.ts).
+      expect(encoded).toBe(1);
       // One order read (the intents come with it or in one more), not one per subscriber.
       expect(statements.length, statements.join('\n')).toBeGreaterThan(0);
       expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(2);
@@ -75,6 +95,50 @@ describe('subscribers of one topic', () => {
       await bounded(server.close(), WAIT_MS, 'server close');
     }
   }, 120_000);
+
+  it('get each SSE event in one write: one HTTP chunk holds a whole event', async ({ t }) => {
+    const userId = `chunk-${randomBytes(6).toString('hex')}`;
+    const order = await makeOrder(t, {}, userId);
+    const server = await listen(t);
+    const body = JSON.stringify({ query: USER_ORDERS, variables: { userId } });
+    const { port } = new URL(server.base);
+    const socket = connect(Number(port), '127.0.0.1');
+    let raw = '';
+    socket.on('data', (data) => (raw += data.toString('latin1')));
+    socket.write(
+      `POST /graphql HTTP/1.1\r\nHost: test\r\nAccept: text/event-stream\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    try {
+      const events = () => raw.split('event: next').length - 1;
+      // Live once the first published event arrives; then three more.
+      for (const deadline = Date.now() + WAIT_MS; events() === 0; ) {
+        if (Date.now() > deadline) throw new Error(`no event over the raw SSE stream: ${raw}`);
+        publish(t, userId, order.order_id)();
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const wanted = events() + 3;
+      for (let i = 0; i < 3; i++) publish(t, userId, order.order_id)();
+      for (const deadline = Date.now() + WAIT_MS; events() < wanted; ) {
+        if (Date.now() > deadline) throw new Error(`got ${events()} of ${wanted} events: ${raw}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const [head, chunked] = raw.split('\r\n\r\n', 2) as [string, string];
+      expect(head).toMatch(/transfer-encoding: chunked/i);
+      const chunks = httpChunks(raw.slice(head.length + 4));
+      expect(chunked.length).toBeGreaterThan(0);
+      const withEvents = chunks.filter((chunk) => chunk.includes('event:') || chunk.includes('data:'));
+      expect(withEvents.length).toBeGreaterThanOrEqual(4);
+      for (const chunk of withEvents) {
+        expect(chunk).toMatch(/^event: next\ndata: \{.*\}\n\n$/s);
+        expect(chunk.split('event: next').length - 1).toBe(1);
+        expect(chunk).toContain(order.order_id);
+      }
+    } finally {
+      socket.destroy();
+      await bounded(server.close(), WAIT_MS, 'server close');
+    }
+  });
 
   it('drop a subscriber that stops reading with SLOW_CONSUMER; the others get every event', async ({ t }) => {
     const userId = `slow-${randomBytes(6).toString('hex')}`;
@@ -126,3 +190,16 @@ describe('subscribers of one topic', () => {
     }
   });
 });
+
+/** The chunks of an HTTP/1.1 chunked body, as the server wrote them (the last, unfinished one left out). */
+function httpChunks(body: string): string[] {
+  const chunks: string[] = [];
+  for (let at = 0; ; ) {
+    const lineEnd = body.indexOf('\r\n', at);
+    if (lineEnd < 0) return chunks;
+    const size = Number.parseInt(body.slice(at, lineEnd), 16);
+    if (!(size > 0) || lineEnd + 2 + size > body.length) return chunks;
+    chunks.push(body.slice(lineEnd + 2, lineEnd + 2 + size));
+    at = lineEnd + 2 + size + 2;
+  }
+}
