@@ -58,7 +58,10 @@ function sseResponse(stream: AsyncIterable<ExecutionResult>, Response: typeof gl
   let ping: NodeJS.Timeout | undefined;
   let pulling = false;
   const body = new Readable({
-    // Pulled like the web stream it replaces: the next result is awaited only when the socket took the last.
+    // No read-ahead: the next result is awaited only when the socket took the last, so a subscriber that
+    // stops reading is bounded by its own queue alone (SUBSCRIBER_QUEUE_LIMIT), on every Node line (the
+    // default buffer grew from 16 to 64 KiB in Node 22).
+    highWaterMark: 0,
     read() {
       if (pulling) return;
       pulling = true;
