@@ -1,9 +1,10 @@
-import { URLPattern } from '@whatwg-node/fetch';
 import type { Route } from './route.ts';
 
 /**
- * Matches a request's path against the route table with URLPattern, as Yoga's own plugins match theirs
- * (`@whatwg-node/fetch` gives the ponyfill where the Node line has no global URLPattern).
+ * Matches a request's path against the route table: each pattern of literal segments and `:name` parameters
+ * compiled to one regular expression that reads as URLPattern reads the pattern (test/route-matcher.test.ts
+ * holds the two equal over the table). URLPattern itself (a polyfill on Node 20 and 22) parses URLs to
+ * canonicalise every input, which cost more than the rest of a small request.
  */
 
 export interface RouteMatch {
@@ -20,20 +21,13 @@ export interface RouteMatcher {
 }
 
 export function routeMatcher(table: readonly Route[]): RouteMatcher {
-  const compiled = table.map((route) => ({ route, pattern: new URLPattern({ pathname: route.path }), fits: fitsSegments(route.path) }));
+  const compiled = table.map((route) => ({ route, match: segmentMatcher(route.path) }));
   const matches = (pathname: string): RouteMatch[] => {
     // A trailing slash names the same resource: `/orders/` is `/orders`.
     const path = pathname.replace(/\/+$/, '');
     const found: RouteMatch[] = [];
-    for (const { route, pattern, fits } of compiled) {
-      // The polyfill's exec costs more than the rest of a small request: only a path that fits the route's
-      // segments is handed to it. A route without parameters fits its own path only, and needs no exec.
-      if (!fits(path)) continue;
-      if (!route.path.includes(':')) {
-        found.push({ route, params: {} });
-        continue;
-      }
-      const groups = pattern.exec({ pathname: path })?.pathname.groups;
+    for (const { route, match } of compiled) {
+      const groups = match(path);
       const params = groups && decodeParams(groups);
       if (params) found.push({ route, params });
     }
@@ -50,17 +44,19 @@ export function routeMatcher(table: readonly Route[]): RouteMatcher {
 }
 
 /**
- * Whether a path can match a route pattern of literal segments and `:name` parameters (each one segment of
- * one or more characters, as URLPattern reads them): a test no looser or stricter than the pattern's, for
- * the paths a URL gives (already canonical).
+ * The parameters of a path under a route pattern of literal segments and `:name` parameters (each one
+ * segment of one or more characters, as URLPattern reads them), still percent-encoded; undefined when the
+ * path does not fit. For the paths a URL gives, which are already canonical.
  */
-function fitsSegments(pattern: string): (path: string) => boolean {
+function segmentMatcher(pattern: string): (path: string) => Record<string, string> | undefined {
   if (!/^(\/([A-Za-z0-9_.-]+|:[A-Za-z_][A-Za-z0-9_]*))+$/.test(pattern))
-    throw new Error(`route pattern ${pattern} has a syntax the matcher does not pre-check`);
-  if (!pattern.includes(':')) return (path) => path === pattern;
-  const segments = pattern.split('/').map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/\./g, '\\.')));
+    throw new Error(`route pattern ${pattern} has a syntax the matcher does not read`);
+  if (!pattern.includes(':')) return (path) => (path === pattern ? {} : undefined);
+  const segments = pattern
+    .split('/')
+    .map((segment) => (segment.startsWith(':') ? `(?<${segment.slice(1)}>[^/]+)` : segment.replace(/\./g, '\\.')));
   const regex = new RegExp(`^${segments.join('/')}$`);
-  return (path) => regex.test(path);
+  return (path) => regex.exec(path)?.groups as Record<string, string> | undefined;
 }
 
 /** A parameter that is not valid percent-encoding matches nothing (a 404, not a 500). */
