@@ -12,10 +12,10 @@ export const SSE_PING_MS = process.env.NODE_ENV === 'test' ? 300 : 12_000;
 
 /**
  * Subscription streams over SSE (GraphQL over SSE, "distinct connections" mode, as Yoga writes it): each
- * event is one write of `event: next` and its data, where Yoga's own writer makes two writes per event
- * (two syscalls and two HTTP chunks) through a web stream. A result shared by many subscribers
- * (src/http/shared-subscriptions.ts) is encoded once, and every subscriber's stream writes those same bytes.
- * Single results (a stream refused before it started) stay with Yoga's writer.
+ * event is one push of `event: next` and its data into a Node stream piped to the socket, where Yoga's own
+ * writer encodes each event's text again for every subscriber and passes it through a web stream. A result
+ * shared by many subscribers (src/http/shared-subscriptions.ts) is encoded once, and every subscriber's
+ * stream writes those same bytes. Single results (a stream refused before it started) stay with Yoga's writer.
  */
 export function sseResultsPlugin(): Plugin {
   return {
