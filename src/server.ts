@@ -75,7 +75,15 @@ async function main(): Promise<void> {
   runtime.partitions.start();
   runtime.statsKeeper.start();
   for (const watcher of runtime.watchers) watcher.start();
+  // A port that cannot be taken ends the process. The WebSocket server listens for the HTTP server's errors
+  // too, so without this a failed listen would only be logged, leaving a process that serves nothing.
+  const listenFailed = (error: NodeJS.ErrnoException) => {
+    process.stderr.write(`failed to start: cannot listen on ${config.host}:${config.port} (${error.code ?? error.message})\n`);
+    process.exit(1);
+  };
+  server.once('error', listenFailed);
   server.listen(config.port, config.host, () => {
+    server.off('error', listenFailed);
     const where = db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL';
     logger.info(`order book listening on http://${config.host}:${config.port} (GraphQL at /graphql, ${where})`);
   });

@@ -1,5 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,34 +18,63 @@ describe.skipIf(TEST_DB !== 'pglite')('npm start', () => {
   let child: ChildProcess;
   let dataDir: string;
   let output = '';
-  const port = 40000 + Math.floor(Math.random() * 20000);
-  const base = `http://127.0.0.1:${port}`;
+  let port = 0;
+  let base = '';
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'obg-data-'));
     execFileSync(process.execPath, ['--import', 'tsx', 'prisma/scripts/build.ts'], { stdio: 'pipe' });
-    child = spawn(process.execPath, ['dist/server.js'], {
-      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (d) => (output += d));
-    child.stderr!.on('data', (d) => (output += d));
-    const started = Date.now();
-    for (;;) {
-      try {
-        if ((await fetch(`${base}/health`)).ok) break;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() - started > 30_000) throw new Error(`server did not start:\n${output}`);
-      await new Promise((r) => setTimeout(r, 100));
+    // A port below the kernel's ephemeral range (32768 and up), which outgoing connections of the
+    // suite's other files take from; another port if this one is taken all the same.
+    for (let attempt = 0; ; attempt++) {
+      port = 20000 + Math.floor(Math.random() * 12000);
+      base = `http://127.0.0.1:${port}`;
+      output = '';
+      child = spawn(process.execPath, ['dist/server.js'], {
+        env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout!.on('data', (d) => (output += d));
+      child.stderr!.on('data', (d) => (output += d));
+      if (await healthy(child, base, () => output)) break;
+      if (!output.includes('EADDRINUSE') || attempt >= 4) throw new Error(`server did not start:\n${output}`);
     }
-  }, 60_000);
+  }, 90_000);
 
   afterAll(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   });
+
+  it('exits with the reason when its port is taken, rather than run without listening', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port: takenPort } = taken.address() as AddressInfo;
+    const otherDir = mkdtempSync(join(tmpdir(), 'obg-data-'));
+    try {
+      const second = spawn(process.execPath, ['dist/server.js'], {
+        env: { ...process.env, PORT: String(takenPort), DATA_DIR: otherDir, DATABASE_URL: '', LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      second.stderr!.on('data', (d) => (stderr += d));
+      const code = await new Promise<number | null>((resolve) => {
+        const timer = setTimeout(() => {
+          second.kill('SIGKILL');
+          resolve(null);
+        }, 30_000);
+        second.once('exit', (exitCode) => {
+          clearTimeout(timer);
+          resolve(exitCode);
+        });
+      });
+      expect(code).toBe(1);
+      expect(stderr).toContain(`failed to start: cannot listen on 127.0.0.1:${takenPort} (EADDRINUSE)`);
+    } finally {
+      taken.close();
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  }, 40_000);
 
   it('serves health, REST and GraphQL on the embedded database', async () => {
     expect(await (await fetch(`${base}/health`)).text()).toBe('Online');
@@ -114,3 +144,22 @@ describe.skipIf(TEST_DB !== 'pglite')('npm start', () => {
     expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
   }, 30_000);
 });
+
+/** Whether the server answers /health within 30 s; false as soon as it exits (a port taken, for one). */
+async function healthy(child: ChildProcess, base: string, output: () => string): Promise<boolean> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      // Bounded: whatever else holds the port may accept and never answer.
+      if ((await fetch(`${base}/health`, { signal: AbortSignal.timeout(1000) })).ok) return true;
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null) {
+      await new Promise((r) => setTimeout(r, 100)); // the rest of its output
+      return false;
+    }
+    if (Date.now() - started > 30_000) throw new Error(`server did not start:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
