@@ -18,7 +18,6 @@ describe.skipIf(TEST_DB !== 'pglite')('npm start', () => {
   let child: ChildProcess;
   let dataDir: string;
   let output = '';
-  let port = 0;
   let base = '';
 
   beforeAll(async () => {
@@ -27,7 +26,7 @@ describe.skipIf(TEST_DB !== 'pglite')('npm start', () => {
     // A port below the kernel's ephemeral range (32768 and up), which outgoing connections of the
     // suite's other files take from; another port if this one is taken all the same.
     for (let attempt = 0; ; attempt++) {
-      port = 20000 + Math.floor(Math.random() * 12000);
+      const port = 20000 + Math.floor(Math.random() * 12000);
       base = `http://127.0.0.1:${port}`;
       output = '';
       child = spawn(process.execPath, ['dist/server.js'], {

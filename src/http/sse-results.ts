@@ -8,7 +8,7 @@ import { sharedJson } from './shared-subscriptions.ts';
  * every 12 s, and every 300 ms under NODE_ENV=test, where in-process clients read through a web stream that
  * can only cancel between two chunks.
  */
-export const SSE_PING_MS = process.env.NODE_ENV === 'test' ? 300 : 12_000;
+const SSE_PING_MS = process.env.NODE_ENV === 'test' ? 300 : 12_000;
 
 /**
  * Subscription streams over SSE (GraphQL over SSE, "distinct connections" mode, as Yoga writes it): each
@@ -56,6 +56,8 @@ const encoded = new WeakMap<ExecutionResult, Buffer>();
 function sseResponse(stream: AsyncIterable<ExecutionResult>, Response: typeof globalThis.Response): Response {
   const iterator = stream[Symbol.asyncIterator]();
   let ping: NodeJS.Timeout | undefined;
+  // A ping pushed while a result is awaited makes the stream ask again; the shared stream's subscriber
+  // serves one next() at a time, so a second is not started.
   let pulling = false;
   const body = new Readable({
     // No read-ahead: the next result is awaited only when the socket took the last, so a subscriber that
