@@ -99,7 +99,8 @@ describe.skipIf(TEST_DB !== 'pglite')('explorer in Chromium', () => {
     await box.fill(term);
     await box.press('Enter');
     await page.getByRole('heading', { name: `Results for ${term}` }).waitFor(WAIT);
-    await page.getByRole('status').or(page.locator('table.orders, .user-match')).first().waitFor(WAIT);
+    // The answer, not the note shown while it loads (also a status).
+    await page.locator('.not-found, table.orders, .user-match, [role=alert]').first().waitFor(WAIT);
   }
 
   /** An order whose secret is known, so the relayer can be asked to claim it. */
@@ -165,7 +166,19 @@ describe.skipIf(TEST_DB !== 'pglite')('explorer in Chromium', () => {
     await expect(page.locator('caption', { hasText: 'Order with this id' }).count()).resolves.toBe(1);
     expect(await orderLink.count()).toBe(1);
 
-    await search(page, create.tx_hash.toUpperCase().replace('0X', '0x'));
+    // Never, for a frame, the previous term's matches under the new term's heading.
+    const txTerm = create.tx_hash.toUpperCase().replace('0X', '0x');
+    await page.evaluate((term) => {
+      const seen = { staleFrames: 0 };
+      Object.assign(window, { seen });
+      new MutationObserver(() => {
+        const heading = document.getElementById('results-heading')?.textContent ?? '';
+        const captions = [...document.querySelectorAll('caption')].map((caption) => caption.textContent ?? '');
+        if (heading.includes(term) && captions.some((caption) => caption.includes('Order with this id'))) seen.staleFrames += 1;
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    }, txTerm);
+    await search(page, txTerm);
+    expect(await page.evaluate(() => (window as unknown as { seen: { staleFrames: number } }).seen.staleFrames)).toBe(0);
     await expect(page.locator('caption', { hasText: 'Orders with this transaction' }).count()).resolves.toBe(1);
     expect(await orderLink.count()).toBe(1);
 
