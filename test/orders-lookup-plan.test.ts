@@ -85,6 +85,21 @@ describe('order lookups on a seeded book', () => {
     expect(plans.map((p) => p.plan).join('\n')).toMatch(/intents_\w*tx_hash\w*/);
   });
 
+  it('indexes only the hashes that are set, in every month', async ({ db }) => {
+    // A new intent has no hash yet: an index of NULLs would cost every create entries no lookup reads.
+    await db.prisma.$queryRawUnsafe("SELECT ensure_month_partitions(now() + interval '1 year', now() + interval '1 year')");
+    const indexes = await db.prisma.$queryRawUnsafe<{ name: string; definition: string }[]>(
+      `SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition
+       FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_inherits h ON h.inhrelid = i.indrelid
+       WHERE h.inhparent = 'intents'::regclass AND c.relname LIKE '%tx_hash%'`,
+    );
+    const partitions = await db.prisma.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = 'intents'::regclass`,
+    );
+    expect(indexes).toHaveLength(4 * partitions[0]!.n);
+    for (const { name, definition } of indexes) expect(definition, name).toMatch(/WHERE \((\w+_tx_hash) IS NOT NULL\)$/);
+  });
+
   it('finds the order of a swap id, and orders by ids, through the keys', async ({ t, db }) => {
     const [some] = await db.prisma.$queryRawUnsafe<{ swap_id: string; order_id: string }[]>(
       'SELECT swap_id, order_id FROM swap_keys ORDER BY swap_id LIMIT 1',

@@ -4,6 +4,8 @@ import type { Database } from '../src/db/database.ts';
 import { countByStatus } from '../src/domain/status/count.ts';
 import {
   deriveStage,
+  clockTurnAtSql,
+  clockTurnTimesSql,
   clockTurnedSql,
   ORDER_STATUSES,
   STATUS_BUCKET,
@@ -168,6 +170,27 @@ describe('statusWhere, statusSql and the rollup counts agree with statusAt on th
     }
     // The grid holds turns of both kinds of deadline.
     expect(turns).toBeGreaterThan(0);
+  });
+
+  it('clockTurnTimesSql, the same turns split by deadline, gives the turn time of every order clockTurnedSql finds', async () => {
+    const at = (s: number) => new Date(now.getTime() + s * 1000);
+    const times = [-7201, -2, 0, 1, 7200].map(at);
+    for (const [i, from] of times.entries()) {
+      for (const to of times.slice(i + 1)) {
+        const args = [from.toISOString(), to.toISOString()];
+        const sorted = (rows: { at: Date }[]) => rows.map((r) => r.at.toISOString()).sort();
+        const split = await db.prisma.$queryRawUnsafe<{ at: Date }[]>(
+          `SELECT at FROM (${clockTurnTimesSql('o', '$1::timestamptz', '$2::timestamptz', '1000000')}) AS parts`,
+          ...args,
+        );
+        const whole = await db.prisma.$queryRawUnsafe<{ at: Date }[]>(
+          `SELECT ${clockTurnAtSql('o')} AS at
+           FROM orders o WHERE ${clockTurnedSql('o', '$1::timestamptz', '$2::timestamptz')}`,
+          ...args,
+        );
+        expect(sorted(split), `${args[0]} -> ${args[1]}`).toEqual(sorted(whole));
+      }
+    }
   });
 
   it.each(ORDER_STATUSES)('%s counted from the rollups the stats trigger keeps', async (status) => {

@@ -1,4 +1,5 @@
 import { describe, expect } from 'vitest';
+import { WebhookWorker } from '../src/webhooks/worker.ts';
 import { type TestApp, it } from './support/app.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
 import { makeOrder } from './support/fixtures.ts';
@@ -63,5 +64,53 @@ describe('the clock sweep', () => {
     const deliveries = await t.db.prisma.webhookDelivery.findMany({ where: { orderId: { in: [idle.order_id, funded.order_id] } } });
     expect(deliveries).toHaveLength(idleEvents.length + fundedEvents.length);
     for (const delivery of deliveries) expect(delivery.id).toMatch(DELIVERY_ID);
+  });
+
+  it('works off a backlog in steps, every order once, a second never split between two steps', async ({ apps }) => {
+    const statements: string[] = [];
+    const app = await apps({
+      freshDatabase: true,
+      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      onQuery: (sql) => statements.push(sql),
+    });
+    try {
+      expect((await app.rest('POST', '/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['order.status_changed'] })).status).toBe(201);
+      // Steps of two orders: the backlog below takes three.
+      const worker = new WebhookWorker({
+        prisma: app.db.prisma,
+        logger: app.logger,
+        settings: app.config.webhooks,
+        render: async () => null,
+        now: () => app.clock.now(),
+        sweepStep: 2,
+      });
+      await worker.sweep(); // the starting mark
+      // Deadlines one second apart, three of them in the same second.
+      const orders = [];
+      for (const [user, gap] of [
+        ['first', 1],
+        ['same-a', 0],
+        ['same-b', 0],
+        ['same-c', 1],
+        ['last', 0],
+      ] as const) {
+        orders.push(await makeOrder(app, {}, `backlog-${user}`));
+        app.clock.advance(gap);
+      }
+      app.clock.advance(app.config.orderDeadlineSeconds + 5);
+      statements.length = 0;
+      expect(await worker.sweep()).toBe(orders.length);
+      expect(statements.filter((sql) => /UPDATE webhook_sweeps SET swept_until/.test(sql))).toHaveLength(3);
+      for (const order of orders) {
+        expect((await eventsOf(app, order.order_id)).map((e) => [e.status, e.previous_status])).toEqual([
+          ['pending', null],
+          ['expired', 'pending'],
+        ]);
+      }
+      // Caught up: the next sweep writes nothing.
+      expect(await worker.sweep()).toBe(0);
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -73,11 +73,36 @@ describe('giving up', () => {
 });
 
 describe('outbox', () => {
-  it('fans out the events no endpoint wants in one statement, not one each', async ({ apps }) => {
+  it('writes an event only while an enabled endpoint wants its type', async ({ apps }) => {
+    const app = await apps({ freshDatabase: true, env: FAST });
+    receiver = await new Receiver().start();
+    try {
+      const events = () => app.db.prisma.webhookEvent.findMany({ select: { userId: true }, orderBy: { seq: 'asc' } });
+      await makeOrder(app, {}, 'nobody-listens');
+      await register(app, receiver.url, { events: ['claim.confirmed'] });
+      await makeOrder(app, {}, 'claims-only');
+      expect(await events()).toEqual([]);
+      const { id } = await register(app, receiver.url, { events: ['order.status_changed'] });
+      await makeOrder(app, {}, 'heard');
+      expect(await events()).toEqual([{ userId: 'heard' }]);
+      // A disabled endpoint wants nothing either.
+      await app.db.prisma.webhookEndpoint.update({ where: { id }, data: { disabledAt: new Date() } });
+      await makeOrder(app, {}, 'disabled');
+      expect(await events()).toEqual([{ userId: 'heard' }]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('fans out the events no endpoint wants any more in one statement, not one each', async ({ apps }) => {
     const statements: string[] = [];
     const app = await apps({ freshDatabase: true, env: FAST, onQuery: (sql) => statements.push(sql) });
+    receiver = await new Receiver().start();
     try {
+      const { id } = await register(app, receiver.url);
       for (const user of ['a', 'b', 'c']) await makeOrder(app, {}, user);
+      // Written while the endpoint wanted them; gone before the fan-out.
+      expect((await app.rest('DELETE', `/webhooks/${id}`)).status).toBe(200);
       statements.length = 0;
       await app.runtime.webhooks.tick();
       expect(statements.filter((sql) => /UPDATE webhook_events SET data/.test(sql))).toHaveLength(1);
@@ -88,13 +113,13 @@ describe('outbox', () => {
     }
   });
 
-  it('drops events no endpoint wanted a day after their fan-out, and keeps those with deliveries', async ({ apps }) => {
+  it('drops events that reached no endpoint a day after their fan-out, and keeps those with deliveries', async ({ apps }) => {
     const app = await apps({ freshDatabase: true, env: FAST });
     receiver = await new Receiver().start();
     try {
+      // The endpoint wants the type, but its filter leaves one user's events without a delivery.
+      await register(app, receiver.url, { users: ['heard'] });
       await makeOrder(app, {}, 'unheard');
-      await app.runtime.webhooks.tick();
-      await register(app, receiver.url);
       await makeOrder(app, {}, 'heard');
       await until(app, () => receiver.received.length >= 1);
       const count = () => app.db.prisma.webhookEvent.count();
@@ -104,7 +129,7 @@ describe('outbox', () => {
       app.clock.advance(25 * 3600);
       await app.runtime.webhooks.sweep();
       // Both orders expired meanwhile (the sweep wrote those events, not yet fanned out); of the creation
-      // events, the one no endpoint wanted is gone.
+      // events, the one that reached no endpoint is gone.
       const created = await app.db.prisma.webhookEvent.findMany({ where: { status: 'pending' }, select: { userId: true } });
       expect(created).toEqual([{ userId: 'heard' }]);
       expect(await app.db.prisma.webhookEvent.count({ where: { status: 'expired' } })).toBe(2);

@@ -75,31 +75,58 @@ export interface PostgresOptions {
 }
 
 /**
+ * The row store's sessions (its page reads, its quote and order writes) plan each statement once and keep that
+ * plan (a generic plan). Their texts are fixed and their plans index-driven whatever the parameters, so a plan
+ * made for one user serves all. Left to choose, PostgreSQL plans the pages again on every execution wherever
+ * statistics are missing (a fresh install, a month's new partition): a LIMIT or OFFSET it cannot see makes the
+ * generic plan look costlier than it is, so it keeps planning custom ones, each costing more than the page
+ * (test/bench/README.md, What limits each path). JIT is off there: a generic plan's cost counts the LIMIT it
+ * cannot see as a tenth of the table, which passes jit_above_cost, and compiling took far longer than the
+ * page (JIT code is not kept between executions). A startup parameter, not a SET: PgBouncer would carry a SET
+ * over to other clients' transactions.
+ */
+const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan -c jit=off';
+export const ROW_STORE_APPLICATION = 'orderbook row store';
+
+/**
+ * A pg pool as the service opens it; `rowStore` for the row store's, whose sessions keep one plan per statement
+ * (GENERIC_PLANS).
+ */
+export function postgresPool(
+  url: string,
+  options: Pick<PostgresOptions, 'poolSize' | 'timeouts' | 'onPoolError'>,
+  { rowStore = false } = {},
+): pg.Pool {
+  const timeouts = options.timeouts ?? DATABASE_TIMEOUT_DEFAULTS;
+  const pool = new pg.Pool({
+    connectionString: url,
+    options: rowStore ? GENERIC_PLANS : undefined,
+    // Named, so pg_stat_activity tells the row store's sessions from the rest.
+    application_name: rowStore ? ROW_STORE_APPLICATION : undefined,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: timeouts.connectTimeoutMs,
+    idleTimeoutMillis: 30_000,
+    // Behind PgBouncer in transaction mode these two are not passed on (README, Deployment): the
+    // database carries them then (ALTER DATABASE ... SET).
+    statement_timeout: timeouts.statementTimeoutMs,
+    query_timeout: timeouts.queryTimeoutMs,
+    idle_in_transaction_session_timeout: 30_000,
+    // Every session in UTC, whatever the server's or database's default, before its first query: the driver
+    // adapter sends times without an offset and reads them back by one rule, so any other zone shifts every
+    // time it returns. PgBouncer tracks TimeZone per client, so this holds behind it too.
+    onConnect: async (client) => void (await client.query(`SET TimeZone TO 'UTC'`)),
+  });
+  pool.on('error', (error) => options.onPoolError?.(error));
+  return pool;
+}
+
+/**
  * PostgreSQL through a pg pool. Timeouts are explicit: pg waits forever by default, and a database
  * that is down, or alive but frozen, must turn into a quick 503, not a hung request. The client-side
  * query timeout is what bounds the frozen case: the server can enforce nothing while it is stopped.
  */
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
-  const timeouts = options.timeouts ?? DATABASE_TIMEOUT_DEFAULTS;
-  const newPool = (url: string) => {
-    const pool = new pg.Pool({
-      connectionString: url,
-      max: options.poolSize ?? 10,
-      connectionTimeoutMillis: timeouts.connectTimeoutMs,
-      idleTimeoutMillis: 30_000,
-      // Behind PgBouncer in transaction mode these two are not passed on (README, Deployment): the
-      // database carries them then (ALTER DATABASE ... SET).
-      statement_timeout: timeouts.statementTimeoutMs,
-      query_timeout: timeouts.queryTimeoutMs,
-      idle_in_transaction_session_timeout: 30_000,
-      // Every session in UTC, whatever the server's or database's default, before its first query: the driver
-      // adapter sends times without an offset and reads them back by one rule, so any other zone shifts every
-      // time it returns. PgBouncer tracks TimeZone per client, so this holds behind it too.
-      onConnect: async (client) => void (await client.query(`SET TimeZone TO 'UTC'`)),
-    });
-    pool.on('error', (error) => options.onPoolError?.(error));
-    return pool;
-  };
+  const newPool = (url: string, rowStore = false) => postgresPool(url, options, { rowStore });
   const pool = newPool(options.url);
 
   const client = await pool.connect();
@@ -124,13 +151,25 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   // The row store's reads are a fixed set of texts: named apart from Prisma's, whose texts clients shape
   // (selections, IN lists) and may use up the namer's budget with.
   const readNames = options.preparedStatements === false ? undefined : statementNamer();
-  const primaryReader = pgRowReader(pool, readNames);
+  // The row store has its own pool (README, Configuration: DATABASE_PREPARED_STATEMENTS), so its sessions' plan
+  // mode stays theirs; with unnamed statements (prepared statements off) there is no plan to keep, and it shares
+  // the main pool.
+  const rowStorePool = (url: string, main: pg.Pool) => (readNames ? newPool(url, true) : main);
+  const primaryRowStore = rowStorePool(options.url, pool);
+  // Every pool of the primary, once each.
+  const primaryPools = [...new Set([pool, primaryRowStore])];
+  const primaryReader = pgRowReader(primaryRowStore, readNames);
+  // Its writes too: the foreign-key checks of an order's intents then also keep one plan, where PostgreSQL,
+  // left to choose, plans them for each order (the intents are partitioned).
+  const rowStoreAdapter =
+    primaryRowStore === pool ? rowAdapter : await new PrismaPg(primaryRowStore, { statementNameGenerator: readNames }).connect();
 
   let replicas: ReplicaSet | undefined;
   if (options.replicas && options.replicas.urls.length > 0) {
     const nodes = await Promise.all(
       options.replicas.urls.map(async (url): Promise<ReplicaNode> => {
         const replicaPool = newPool(url);
+        const replicaRowStore = rowStorePool(url, replicaPool);
         const name = `${new URL(url).hostname}:${new URL(url).port || '5432'}`;
         const markDown = () => replicas?.markDown(name);
         const factory = fallbackAdapterFactory(new PrismaPg(replicaPool, { statementNameGenerator: named }), rowAdapter, markDown);
@@ -139,7 +178,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
         const replicaStore = createRowStore(
           replicaRows,
           options.onQuery,
-          fallbackReader(pgRowReader(replicaPool, readNames), primaryReader, markDown),
+          fallbackReader(pgRowReader(replicaRowStore, readNames), primaryReader, markDown),
         );
         return {
           name,
@@ -159,7 +198,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
           async close() {
             await replicaPrisma.$disconnect();
             await replicaRows.dispose();
-            await replicaPool.end();
+            await Promise.all([...new Set([replicaPool, replicaRowStore])].map((p) => p.end()));
           },
         };
       }),
@@ -175,7 +214,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     await replicas.check();
   }
 
-  const rows = createRowStore(rowAdapter, options.onQuery, primaryReader);
+  const rows = createRowStore(rowStoreAdapter, options.onQuery, primaryReader);
   return {
     prisma,
     rows,
@@ -183,7 +222,10 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     ...storesOn(prisma),
     kind: 'postgres',
     replicas,
-    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    poolStats: () => {
+      const sum = (count: (p: pg.Pool) => number) => primaryPools.reduce((total, p) => total + count(p), 0);
+      return { total: sum((p) => p.totalCount), idle: sum((p) => p.idleCount), waiting: sum((p) => p.waitingCount) };
+    },
     driver: {
       async exec(sql) {
         await pool.query(sql);
@@ -193,14 +235,17 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       },
     },
     async ping() {
-      await pool.query('SELECT 1');
+      // Both pools: the row store's may be refused where the main one is not (a PgBouncer that rejects its
+      // startup options), and it serves every page and every create.
+      await Promise.all(primaryPools.map((p) => p.query('SELECT 1')));
     },
     async close() {
       await replicas?.stop();
       await Promise.all(replicas?.nodes.map((node) => node.close()) ?? []);
       await prisma.$disconnect();
       await rowAdapter.dispose();
-      await pool.end();
+      if (rowStoreAdapter !== rowAdapter) await rowStoreAdapter.dispose();
+      await Promise.all(primaryPools.map((p) => p.end()));
     },
   };
 }

@@ -30,7 +30,8 @@ export function createEscrowEventStore(prisma: PrismaClient): EscrowEventStore {
         }
         await tx.order.update({ where: { id: order.id }, data: write.order });
         // The webhook outbox row commits with the change, or neither does (src/domain/webhook-events.ts).
-        if (write.outbox) await tx.webhookEvent.create({ data: write.outbox });
+        // createMany: the outbox drops an event no endpoint wants, and create would then have no row to return.
+        if (write.outbox) await tx.webhookEvent.createMany({ data: [write.outbox] });
         return { order, written: true };
       }),
   };

@@ -176,7 +176,8 @@ async function settleClaim(
         where: { id: where.orderId },
         select: { id: true, userId: true, sourceChain: true, destChain: true },
       });
-      await tx.webhookEvent.create({ data: claimEvent(order, data.status) });
+      // createMany: the outbox drops an event no endpoint wants, and create would then have no row to return.
+      await tx.webhookEvent.createMany({ data: [claimEvent(order, data.status)] });
     }
     return count;
   });

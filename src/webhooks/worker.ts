@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { Config } from '../config.ts';
-import { clockTurnedSql, statusSql } from '../domain/status/rule.ts';
+import { clockTurnAtSql, clockTurnTimesSql, clockTurnedSql, statusSql } from '../domain/status/rule.ts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { PollingLoop } from '../polling-loop.ts';
-import { newIdSql, orderStatusEvent } from '../domain/webhook-events.ts';
+import { newIdSql } from '../domain/webhook-events.ts';
 import { postWebhook, type SendResult } from './target.ts';
 
 /** Renders an event's `data`: the order or the claim as REST returns it. */
@@ -21,6 +21,8 @@ export interface WebhookWorkerOptions {
   onAttempt?: (endpointId: string, ok: boolean, latencyMs: number) => void;
   /** Deliveries sent at once by one instance. */
   batch?: number;
+  /** The orders one step of the clock sweep covers (SWEEP_STEP). */
+  sweepStep?: number;
 }
 
 interface LeasedDelivery {
@@ -155,9 +157,11 @@ export class WebhookWorker extends PollingLoop {
   }
 
   /**
-   * The clock's own changes since the last sweep, as events: one sweeper at a time (row lock). Also
-   * drops events a day after fan-out when no endpoint wanted them (most events, when few integrators
-   * listen), so the outbox does not grow with the order book.
+   * The clock's own changes since the last sweep, as events: one sweeper at a time (row lock). The changes
+   * are written in steps of about `sweepStep` orders, each step a transaction that moves the mark, so a
+   * backlog (after an outage, or when many deadlines fall together) is worked off step by step, never in one
+   * transaction too large to finish in time. Also drops events a day after fan-out when no endpoint wanted
+   * them, so the outbox does not grow with the order book. Returns the events written.
    */
   async sweep(): Promise<number> {
     const now = this.options.now();
@@ -167,28 +171,34 @@ export class WebhookWorker extends PollingLoop {
         SELECT e.id FROM webhook_events e
         WHERE e.fanned_out_at < ${unwantedBefore} AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
         LIMIT 10000)`;
+    let written = 0;
+    for (;;) {
+      const step = await this.sweepStep(now);
+      written += step.written;
+      if (step.caughtUp) return written;
+    }
+  }
+
+  /** One step of the sweep: the changes from the mark up to `now`, or up to where a step's worth of them ends. */
+  private sweepStep(now: Date): Promise<{ written: number; caughtUp: boolean }> {
+    const step = this.options.sweepStep ?? SWEEP_STEP;
     return this.options.prisma.$transaction(async (tx) => {
       const [mark] = await tx.$queryRaw<{ swept_until: Date }[]>`
         SELECT swept_until FROM webhook_sweeps WHERE name = 'clock' FOR UPDATE`;
       if (!mark) {
         // The first sweep starts now: orders that turned before webhooks existed are not announced.
         await tx.$executeRaw`INSERT INTO webhook_sweeps (name, swept_until) VALUES ('clock', ${now}) ON CONFLICT DO NOTHING`;
-        return 0;
+        return { written: 0, caughtUp: true };
       }
       const from = mark.swept_until;
-      if (now <= from) return 0;
-      const turned = await tx.$queryRawUnsafe<TurnedOrder[]>(CLOCK_TURNS_SQL, from, now);
-      await tx.webhookEvent.createMany({
-        data: turned.map((order) =>
-          orderStatusEvent(
-            { id: order.id, userId: order.user_id, sourceChain: order.source_chain, destChain: order.dest_chain },
-            order.status,
-            order.previous,
-          ),
-        ),
-      });
-      await tx.$executeRaw`UPDATE webhook_sweeps SET swept_until = ${now} WHERE name = 'clock'`;
-      return turned.length;
+      if (now <= from) return { written: 0, caughtUp: true };
+      const [end] = await tx.$queryRawUnsafe<{ until: Date | null }[]>(CLOCK_STEP_END_SQL, from, now, step);
+      const until = end?.until ?? now;
+      // Each step ends after the mark (see CLOCK_STEP_END_SQL); were it not to, stop rather than loop.
+      if (until <= from) throw new Error(`clock sweep made no progress past ${from.toISOString()}`);
+      const written = await tx.$executeRawUnsafe(CLOCK_EVENTS_SQL, from, until);
+      await tx.$executeRaw`UPDATE webhook_sweeps SET swept_until = ${until} WHERE name = 'clock'`;
+      return { written, caughtUp: until >= now };
     });
   }
 
@@ -293,22 +303,33 @@ export class WebhookWorker extends PollingLoop {
   }
 }
 
-interface TurnedOrder {
-  id: string;
-  user_id: string;
-  source_chain: string;
-  dest_chain: string;
-  previous: string;
-  status: string;
-}
-
-/** The orders the clock turned since the last sweep ($1) until now ($2), in the order they turned. */
-const CLOCK_TURNS_SQL = `
-  SELECT o.id, o.user_id, o.source_chain, o.dest_chain,
-    ${statusSql('o', '$1::timestamptz')} AS previous, ${statusSql('o', '$2::timestamptz')} AS status
+/**
+ * The events of the orders the clock turned after the mark ($1) until $2, in the order they turned: one
+ * statement, the rows never leave the database.
+ */
+const CLOCK_EVENTS_SQL = `
+  INSERT INTO webhook_events (id, type, order_id, user_id, source_chain, dest_chain, status, previous_status)
+  SELECT ${newIdSql('msg')}, 'order.status_changed', o.id, o.user_id, o.source_chain, o.dest_chain,
+    ${statusSql('o', '$2::timestamptz')}, ${statusSql('o', '$1::timestamptz')}
   FROM orders o
   WHERE ${clockTurnedSql('o', '$1::timestamptz', '$2::timestamptz')}
-  ORDER BY CASE WHEN o.stage = 'pending' THEN o.deadline_at ELSE o.dest_expires_at END, o.id`;
+  ORDER BY ${clockTurnAtSql('o')}, o.id`;
+
+/**
+ * Where a sweep step from the mark ($1) ends, when more than $3 orders turned before $2: a millisecond before
+ * the turn time of the order after the first $3 (deadlines are whole seconds, so no second is split between
+ * two steps); when that order turned in the step's first second, at that second (one second's orders, however
+ * many). NULL: up to $2.
+ */
+const CLOCK_STEP_END_SQL = `
+  SELECT CASE WHEN count(*) <= $3::int THEN NULL
+              WHEN min(at) = max(at) THEN max(at)
+              ELSE max(at) - interval '1 millisecond' END AS until
+  FROM (SELECT at FROM (${clockTurnTimesSql('o', '$1::timestamptz', '$2::timestamptz', '$3::int + 1')}) AS parts
+        ORDER BY at LIMIT $3::int + 1) AS turns`;
+
+/** The orders one sweep step covers, at most (unless more turned in one second). */
+const SWEEP_STEP = 5000;
 
 /** Sends one instance has in flight to one endpoint: a slow endpoint ties up only these. */
 const PER_ENDPOINT_IN_FLIGHT = 4;

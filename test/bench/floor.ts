@@ -220,7 +220,12 @@ export function createFloor(pool: pg.Pool): Server {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.FLOOR_POOL ?? 10) });
+  // Sessions as the service's row store has them (GENERIC_PLANS in src/db/database.ts): one plan per statement, no JIT.
+  const pool = new pg.Pool({
+    connectionString: process.env.DATABASE_URL,
+    max: Number(process.env.FLOOR_POOL ?? 10),
+    options: '-c plan_cache_mode=force_generic_plan -c jit=off',
+  });
   const port = Number(process.env.PORT ?? 4100);
   createFloor(pool).listen(port, process.env.HOST ?? '127.0.0.1', () => console.log(`floor listening on ${port}`));
 }

@@ -180,8 +180,9 @@ describe('capacity', () => {
     };
     figures.oneInstance = await measure(cluster.gateways[0]!.url, 6, 10);
     figures.throughHaproxy = await measure(cluster.apiUrl, 12, 10);
-    // What an order costs on disk: its row, both intents, their keys, the quote, the outbox event, and their
-    // indexes. orders and intents are partitioned: their parents hold nothing, their months hold the rows.
+    // What an order costs on disk: its row, both intents, their keys, the quote, its outbox event (none while no
+    // endpoint wants it), and their indexes. orders and intents are partitioned: their parents hold nothing, their
+    // months hold the rows.
     const [size] = await sql<{ orders: string; bytes: string }>(
       cluster.primaryUrl,
       `SELECT (SELECT count(*) FROM orders) AS orders,

@@ -153,8 +153,9 @@ pool_mode = transaction
 max_client_conn = 1000
 default_pool_size = 20
 ; node-postgres sends these at connect; PgBouncer cannot keep per-client settings in transaction mode,
-; so the database carries them instead (ALTER DATABASE ... SET).
-ignore_startup_parameters = extra_float_digits,statement_timeout,idle_in_transaction_session_timeout
+; so the database carries them instead (ALTER DATABASE ... SET). options carries the page reads' plan mode,
+; sent only with prepared statements on (src/db/database.ts).
+ignore_startup_parameters = extra_float_digits,statement_timeout,idle_in_transaction_session_timeout,options
 ; After a failover the old leader's connections are cut: reconnect at once through HAProxy.
 server_login_retry = 1
 server_connect_timeout = 3

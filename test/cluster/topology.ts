@@ -192,14 +192,25 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       30_000,
       300,
     );
-    await withClient(`postgresql://postgres@127.0.0.1:${haPrimary}/postgres`, async (c) => {
-      await c.query(`CREATE DATABASE ${DATABASE}`);
-      // PgBouncer cannot pass the pool's startup parameters (statement_timeout and
-      // idle_in_transaction_session_timeout) to the server, so the database carries them (README, Deployment).
-      await c.query(`ALTER DATABASE ${DATABASE} SET statement_timeout = '5s'`);
-      await c.query(`ALTER DATABASE ${DATABASE} SET idle_in_transaction_session_timeout = '30s'`);
-    });
-    await withClient(primaryUrl, (c) => applyMigrations(pgTarget(c)));
+    // Retried as a whole: in the first seconds HAProxy may still cut a session while its checks settle
+    // (`on-marked-down shutdown-sessions`), and every step here can run again.
+    await waitFor(
+      'the database created and migrated',
+      async () => {
+        await withClient(`postgresql://postgres@127.0.0.1:${haPrimary}/postgres`, async (c) => {
+          const exists = (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE])).rowCount === 1;
+          if (!exists) await c.query(`CREATE DATABASE ${DATABASE}`);
+          // PgBouncer cannot pass the pool's startup parameters (statement_timeout and
+          // idle_in_transaction_session_timeout) to the server, so the database carries them (README, Deployment).
+          await c.query(`ALTER DATABASE ${DATABASE} SET statement_timeout = '5s'`);
+          await c.query(`ALTER DATABASE ${DATABASE} SET idle_in_transaction_session_timeout = '30s'`);
+        });
+        await withClient(primaryUrl, (c) => applyMigrations(pgTarget(c)));
+        return true;
+      },
+      60_000,
+      500,
+    );
     log('database migrated');
 
     // PgBouncer in transaction mode in front of HAProxy's leader port.

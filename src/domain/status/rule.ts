@@ -103,6 +103,24 @@ export function clockTurnedSql(alias: string, from: string, now: string): string
     AND ${statusSql(alias, from)} <> ${statusSql(alias, now)}`;
 }
 
+/** When the clock turned (or turns) an order `alias`: its deadline while pending, else its destination's expiry. */
+export const clockTurnAtSql = (alias: string) =>
+  `CASE WHEN ${alias}.stage = 'pending' THEN ${alias}.deadline_at ELSE ${alias}.dest_expires_at END`;
+
+/**
+ * When each order of clockTurnedSql turned (`at`), at most `limit` per stage and earliest first: the same
+ * orders, split by the deadline each stage crosses, so that each part is read in deadline order from its
+ * (stage, deadline) index and stops at `limit` (the webhook sweep's steps), never sorting the whole backlog.
+ */
+export function clockTurnTimesSql(alias: string, from: string, now: string, limit: string): string {
+  const changed = `${statusSql(alias, from)} <> ${statusSql(alias, now)}`;
+  const part = (stage: string, deadline: string) =>
+    `(SELECT ${alias}.${deadline} AS at FROM orders ${alias}
+      WHERE ${alias}.stage = '${stage}' AND ${alias}.${deadline} > ${from} AND ${alias}.${deadline} <= ${now} AND ${changed}
+      ORDER BY ${alias}.${deadline} LIMIT ${limit})`;
+  return [part('pending', 'deadline_at'), ...AWAITING_DESTINATION.map((stage) => part(stage, 'dest_expires_at'))].join('\n    UNION ALL ');
+}
+
 /** The same rule as a Prisma filter, for listing by status. */
 export function statusWhere(status: OrderStatus, now: Date): Prisma.OrderWhereInput {
   switch (status) {
