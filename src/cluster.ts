@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
+import type { SiblingLink } from './schema/pubsub.ts';
 
 /**
  * `WORKERS=N npm start`: N worker processes behind one port, with Node's cluster module (README, Operations).
@@ -11,6 +12,8 @@ import type { Logger } from 'pino';
  * - Until the first worker has listened, a worker that exits (bad configuration, database down at start)
  *   stops the whole service with that exit code: forking it again would fail the same way. After that, a
  *   replacement that cannot start is retried: one outage must not take down the workers still serving.
+ * - A subscription event a worker publishes is passed on to every other worker (`siblingLink`), so without
+ *   Redis a subscriber hears of a change whichever worker made it. With Redis, Redis carries it instead.
  * - SIGTERM or SIGINT is passed to every worker, which finishes its in-flight requests (src/server.ts); the
  *   primary exits when all have, or after the grace period plus 5 s if one hangs.
  */
@@ -70,8 +73,42 @@ export function runPrimary(workers: number, graceSeconds: number, logger: Logger
     ).unref();
   }
 
+  cluster.on('message', (from, message: unknown) => {
+    if (!isSiblingMessage(message)) return;
+    for (const worker of Object.values(cluster.workers ?? {})) {
+      if (worker && worker !== from && worker.isConnected()) worker.send(message, undefined, ignoreClosedChannel);
+    }
+  });
+
   process.on('SIGTERM', () => stop(0));
   process.on('SIGINT', () => stop(0));
   logger.info({ workers }, `starting ${workers} workers behind one port`);
   for (let i = 0; i < workers; i++) fork();
+}
+
+interface SiblingMessage {
+  orderbookPubsub: { topic: string; detail: { orderId: string } };
+}
+
+function isSiblingMessage(message: unknown): message is SiblingMessage {
+  const inner = (message as Partial<SiblingMessage> | null)?.orderbookPubsub;
+  return typeof inner?.topic === 'string' && typeof inner.detail?.orderId === 'string';
+}
+
+/** A worker stopping, or being replaced, closes its channel; what it would have heard is its own loss. */
+const ignoreClosedChannel = () => undefined;
+
+/** A worker's link to its siblings, through the primary's IPC channel (runPrimary passes messages on). */
+export function siblingLink(): SiblingLink {
+  return {
+    send(topic, detail) {
+      if (process.connected)
+        process.send?.({ orderbookPubsub: { topic, detail } } satisfies SiblingMessage, undefined, {}, ignoreClosedChannel);
+    },
+    listen(deliver) {
+      process.on('message', (message: unknown) => {
+        if (isSiblingMessage(message)) deliver(message.orderbookPubsub.topic, message.orderbookPubsub.detail);
+      });
+    },
+  };
 }

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { createPublicClient, http } from 'viem';
 import { createApp, type App } from './app.ts';
+import { siblingLink } from './cluster.ts';
 import { runDocument } from './rest/run-document.ts';
 import { restClaim, restOrder } from './rest/routes.ts';
 import { WebhookWorker, webhookHealth, type RenderEvent } from './webhooks/worker.ts';
@@ -81,7 +83,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       })
     : undefined;
   const onRedisFailure = (kind: RedisFailure) => metrics?.redisFailure(kind);
-  const pubsub = createOrderPubSub(redis, logger, onRedisFailure);
+  // Several workers without Redis: the primary passes each change on to the other workers (src/cluster.ts).
+  const pubsub = createOrderPubSub(redis, logger, onRedisFailure, cluster.isWorker && !redis ? siblingLink() : undefined);
   const statsCache = countedStatsCache(options.statsCache ?? createStatsCache(config, logger, redis, onRedisFailure), metrics);
   const deps: DomainDeps = {
     quotes: db.rows,

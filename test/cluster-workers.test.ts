@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
-import { get } from 'node:http';
+import { get, request } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { openTestDatabase, TEST_DB } from './support/database.ts';
+import type { Json } from './support/app.ts';
+import { newSecret, USER_BTC, USER_EVM } from './support/fixtures.ts';
 import { startServer, type ServerProcess } from './support/server-process.ts';
 
 /** One request on a connection of its own (no keep-alive), so the cluster can hand it to any worker. */
@@ -12,6 +14,49 @@ function getOnNewConnection(url: string): Promise<number> {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     }).on('error', reject);
+  });
+}
+
+/** A JSON POST on a connection of its own; the answer's status and body. */
+function postOnNewConnection(url: string, body: unknown): Promise<{ status: number; body: Json }> {
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
+      let answer = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (answer += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(answer) }));
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
+}
+
+/** A subscription over SSE on a connection of its own, collecting the order ids it is told of. */
+function subscribeOnNewConnection(url: string, userId: string): Promise<{ orderIds: string[]; close(): void }> {
+  const body = JSON.stringify({ query: `subscription { userOrdersUpdated(userId: "${userId}") { orderId } }` });
+  return new Promise((resolve, reject) => {
+    const orderIds: string[] = [];
+    const req = request(
+      url,
+      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', accept: 'text/event-stream' } },
+      (res) => {
+        res.setEncoding('utf8');
+        let buffered = '';
+        res.on('data', (chunk: string) => {
+          buffered += chunk;
+          for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
+            const id = /"orderId":"([^"]+)"/.exec(buffered.slice(0, end))?.[1];
+            if (id) orderIds.push(id);
+            buffered = buffered.slice(end + 2);
+          }
+        });
+        res.on('error', () => undefined);
+        resolve({ orderIds, close: () => req.destroy() });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
   });
 }
 
@@ -65,6 +110,36 @@ describe('WORKERS: several worker processes behind one port (src/cluster.ts)', (
       expect(listening).not.toContain(server.child.pid);
       const answered = pidsOf(output, 'request');
       expect([...answered].sort()).toEqual([...listening].sort());
+
+      // A subscriber hears of every change, whichever worker holds its stream and whichever made the change
+      // (without Redis, the primary passes each change on to the other workers).
+      const subscribers = await Promise.all(
+        Array.from({ length: 8 }, () => subscribeOnNewConnection(`${server!.base}/graphql`, 'workers-user')),
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      const orderIds: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const quote = await postOnNewConnection(`${server.base}/quotes`, {
+          source: { asset: 'bitcoin:btc', amount: '10000000' },
+          destination: { asset: 'ethereum:wbtc' },
+        });
+        expect(quote.status).toBe(201);
+        const q = quote.body.result;
+        const order = await postOnNewConnection(`${server.base}/orders`, {
+          user_id: 'workers-user',
+          quote_id: q.quote_id,
+          source: { asset: q.source.asset, recipient: USER_BTC, amount: q.source.amount },
+          destination: { asset: q.destination.asset, recipient: USER_EVM, amount: q.destination.amount },
+          commitment_hash: newSecret().commitmentHash,
+        });
+        expect(order.status).toBe(201);
+        orderIds.push(order.body.result.order_id);
+      }
+      const heard = Date.now() + 10_000;
+      while (subscribers.some((s) => s.orderIds.length < orderIds.length) && Date.now() < heard)
+        await new Promise((r) => setTimeout(r, 50));
+      for (const s of subscribers) expect([...s.orderIds].sort()).toEqual([...orderIds].sort());
+      for (const s of subscribers) s.close();
 
       await server.kill('SIGTERM');
       expect(await server.exited).toBe(0);

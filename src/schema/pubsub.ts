@@ -15,10 +15,25 @@ type OrderTopics = {
 };
 
 /**
- * In-process by default; with Redis a change made on any instance reaches subscribers on all of them.
+ * The other worker processes of this instance (`WORKERS`, src/cluster.ts): what one publishes reaches every
+ * other, and never comes back to it.
  */
-export function createOrderPubSub(redis?: RedisLink, logger?: Logger, onRedisFailure?: (kind: RedisFailure) => void) {
-  return createPubSub<OrderTopics>({ eventTarget: fanOutEventTarget(redis, logger, onRedisFailure) });
+export interface SiblingLink {
+  send(topic: string, detail: Payload): void;
+  listen(deliver: (topic: string, detail: Payload) => void): void;
+}
+
+/**
+ * In-process by default; with Redis a change made on any instance reaches subscribers on all of them; without
+ * Redis, `siblings` carries it to this instance's other worker processes.
+ */
+export function createOrderPubSub(
+  redis?: RedisLink,
+  logger?: Logger,
+  onRedisFailure?: (kind: RedisFailure) => void,
+  siblings?: SiblingLink,
+) {
+  return createPubSub<OrderTopics>({ eventTarget: fanOutEventTarget(redis, logger, onRedisFailure, siblings) });
 }
 
 export function pubSubOrderEvents(pubsub: OrderPubSub): OrderEvents {
@@ -45,6 +60,7 @@ export function fanOutEventTarget(
   redis?: RedisLink,
   logger?: Logger,
   onRedisFailure: (kind: RedisFailure) => void = () => {},
+  siblings?: SiblingLink,
 ): PubSubEventTarget<OrderTopics> {
   const listeners = new Map<string, Set<Listener>>();
   const origin = randomUUID();
@@ -62,6 +78,7 @@ export function fanOutEventTarget(
     warnSubscribeOnce(message);
   };
 
+  siblings?.listen(deliver);
   if (redis) {
     redis.subscriber.on('message', (topic: string, message: string) => {
       let parsed: { origin?: string; detail?: Payload };
@@ -99,6 +116,7 @@ export function fanOutEventTarget(
     },
     dispatchEvent(event: { type: string; detail: Payload }) {
       deliver(event.type, event.detail);
+      siblings?.send(event.type, event.detail);
       redis?.client.publish(event.type, JSON.stringify({ origin, detail: event.detail })).catch((err: Error) => {
         onRedisFailure('publish');
         warnPublish(err.message);

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
+import type { Json } from '../support/app.ts';
 
 /**
  * `npm run probe`: replays adversarial requests against a running server and prints, per attack, whether
@@ -21,7 +22,6 @@ const SLOW = process.env.PROBE_SLOW === 'true';
 const J = { 'content-type': 'application/json' };
 const KEY: Record<string, string> = API_KEY ? { authorization: `Bearer ${API_KEY}` } : {};
 
-type Json = Record<string, any>;
 interface Attack {
   kind: 'transport' | 'resource' | 'identity' | 'time' | 'money' | 'ssrf';
   name: string;
@@ -107,7 +107,6 @@ const event = (kind: string, block: number, timestamp: string, extra: Json = {})
 });
 const postEvent = (swapId: string, body: unknown) =>
   call('POST', `/intents/${swapId}/events`, body, { authorization: `Bearer ${WATCHER_KEY}` });
-const iso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 const routes = [
   '/health',
