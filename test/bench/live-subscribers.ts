@@ -5,7 +5,8 @@
  *
  * An event is an order whose commitment hash carries its sequence number and the time its create was sent
  * (live.ts, eventHash); the receipt time minus that is the delivery latency, kept in a histogram of
- * 0.1 ms buckets. Nothing is parsed as JSON: the hash is found in the text, which keeps the clients cheap.
+ * 0.1 ms buckets; each receipt is also kept with its sequence number, for the latency from the create's answer.
+ * Nothing is parsed as JSON: the hash is found in the text, which keeps the clients cheap.
  */
 import { request } from 'node:http';
 import WebSocket from 'ws';
@@ -27,6 +28,8 @@ const HASH = /"commitmentHash":"([0-9a-f]{8})([0-9a-f]{14})[0-9a-f]{42}"/;
 const histogram = new Uint32Array(BUCKETS);
 /** Deliveries per event sequence number, over every subscriber of this process. */
 let perSeq = new Uint32Array(1 << 16);
+/** Each delivery as (sequence number, receipt time): live.ts measures from the create's answer with them. */
+let receipts = new Float64Array(1 << 16);
 let warmed = 0;
 let errors = 0;
 let closed = 0;
@@ -64,6 +67,13 @@ class Subscriber {
       perSeq = grown;
     }
     perSeq[seq]! += 1;
+    if (receipts.length < 2 * received) {
+      const grown = new Float64Array(receipts.length * 2);
+      grown.set(receipts);
+      receipts = grown;
+    }
+    receipts[2 * received - 2] = seq;
+    receipts[2 * received - 1] = at;
   }
 
   ended(why: string) {
@@ -166,6 +176,7 @@ process.on('message', (message: OpenCommand | { type: 'status' | 'report' }) => 
   } else {
     const buckets: [number, number][] = [];
     histogram.forEach((count, i) => count && buckets.push([i, count]));
-    process.send!({ type: 'report', buckets, perSeq: Array.from(perSeq), closed, errors, received, firstErrors });
+    const deliveries = receipts.subarray(0, 2 * received);
+    process.send!({ type: 'report', buckets, perSeq: Array.from(perSeq), deliveries, closed, errors, received, firstErrors });
   }
 });

@@ -2,7 +2,7 @@
  * Live updates at scale (test/bench/README.md, "Live updates"): BENCH_LIVE_SUBSCRIBERS subscribers, half SSE
  * and half WebSocket, on `npm start` with production settings over PostgreSQL, while an order is created
  * through the API every BENCH_LIVE_INTERVAL_MS for BENCH_LIVE_SECONDS. Prints delivery latency from the
- * create's send to each subscriber's receipt (p50/p99/max), the deliveries missing, the server's memory per
+ * create's send to each subscriber's receipt (p50/p99/max), and from the create's answer (the fan-out alone), the deliveries missing, the server's memory per
  * subscriber and its CPU per delivery; first on one instance, then on three sharing Redis (subscribers spread
  * over the three, orders created through the first).
  *
@@ -115,6 +115,13 @@ function usage(pid: number) {
   return { rssBytes: rssKb * 1024, cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 };
 }
 
+/** The instance's V8 heap in use and its memory outside the heap (socket buffers among it), from /metrics. */
+async function heapMib(port: number) {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const gauge = (name: string) => Math.round(Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1]) / 2 ** 20);
+  return { heap_used: gauge('nodejs_heap_size_used_bytes'), external: gauge('nodejs_external_memory_bytes') };
+}
+
 function percentiles(values: number[]) {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN);
@@ -167,7 +174,7 @@ function createOrder(port: number, quote: Quote, userId: string, seq: number) {
 }
 
 type Status = { warmed: number; closed: number; errors: number; received: number; firstErrors: string[] };
-type Report = Status & { buckets: [number, number][]; perSeq: number[] };
+type Report = Status & { buckets: [number, number][]; perSeq: number[]; deliveries: Float64Array };
 
 function ask<T>(child: ChildProcess, type: string): Promise<T> {
   return new Promise((resolve) => {
@@ -193,7 +200,12 @@ async function scenario(instances: number) {
   const before = servers.map((s) => usage(s.child.pid!));
 
   const clients = Array.from({ length: PROCESSES }, () => {
-    const c = fork(new URL('./live-subscribers.ts', import.meta.url).pathname, { execArgv: ['--import', 'tsx'], cwd: ROOT });
+    // 'advanced': the deliveries come back as one typed array, not as JSON.
+    const c = fork(new URL('./live-subscribers.ts', import.meta.url).pathname, {
+      execArgv: ['--import', 'tsx'],
+      cwd: ROOT,
+      serialization: 'advanced',
+    });
     children.push(c);
     return c;
   });
@@ -235,6 +247,8 @@ async function scenario(instances: number) {
   // The measured run: one order every INTERVAL_MS, with at most IN_FLIGHT creates unanswered. Past that the
   // schedule slips (printed as the achieved rate) rather than queueing requests whose wait would count as delivery.
   const acked: boolean[] = [];
+  /** When each create's answer came: the event is in the book (ingested) from then on, at the latest. */
+  const answeredAt: number[] = [];
   const inFlight = new Set<Promise<void>>();
   /** Each create's own time, send to answer: the part of the latency that is not the fan-out. */
   const createMs: number[] = [];
@@ -250,6 +264,7 @@ async function scenario(instances: number) {
     const sentAt = performance.now();
     const sent: Promise<void> = createOrder(ingest, pool.pop()!, users[seq % TOPICS]!, seq).then((ok) => {
       acked[seq] = ok;
+      answeredAt[seq] = nowMs();
       createMs.push(performance.now() - sentAt);
       inFlight.delete(sent);
     });
@@ -264,6 +279,12 @@ async function scenario(instances: number) {
   }
   const after = servers.map((s) => usage(s.child.pid!));
   const reports = await Promise.all(clients.map((c) => ask<Report>(c, 'report')));
+  // Memory right after the run and once it is quiet (the subscribers still connected): what the run left
+  // behind, against what the collector had not taken back yet.
+  const heapAfter = await Promise.all(servers.map((s) => heapMib(s.port)));
+  await sleep(15_000);
+  const quiet = servers.map((s) => usage(s.child.pid!));
+  const heapQuiet = await Promise.all(servers.map((s) => heapMib(s.port)));
 
   const histogram = new Map<number, number>();
   const perSeq = new Array<number>(EVENTS).fill(0);
@@ -278,6 +299,21 @@ async function scenario(instances: number) {
       if ((seen += n) >= q * delivered) return Math.round((b + 1) * BUCKET_MS * 10) / 10;
     return Number.NaN;
   };
+  // From the create's answer: the part of the latency that is the fan-out alone. A subscriber may hear of an
+  // order before its creator has the answer (the event goes out at the commit); that counts as 0.
+  const fromAnswer: number[] = [];
+  let beforeAnswer = 0;
+  for (const r of reports) {
+    for (let i = 0; i < r.deliveries.length; i += 2) {
+      const seq = r.deliveries[i]!;
+      if (!acked[seq]) continue;
+      const ms = r.deliveries[i + 1]! - answeredAt[seq]!;
+      if (ms < 0) beforeAnswer += 1;
+      fromAnswer.push(Math.max(0, ms));
+    }
+  }
+  fromAnswer.sort((a, b) => a - b);
+  const fromAnswerAt = (q: number) => Math.round(fromAnswer[Math.min(fromAnswer.length - 1, Math.floor(q * fromAnswer.length))]! * 10) / 10;
   const missing = acked.reduce((sum, ok, seq) => sum + (ok ? Math.max(0, perUser.get(users[seq % TOPICS]!)! - perSeq[seq]!) : 0), 0);
   const rssDelta = connected.reduce((a, u, i) => a + u.rssBytes - before[i]!.rssBytes, 0);
   const cpuMs = after.reduce((a, u, i) => a + u.cpuMs - connected[i]!.cpuMs, 0);
@@ -296,6 +332,7 @@ async function scenario(instances: number) {
     create_ms: percentiles(createMs),
     deliveries: { expected, delivered, missing },
     latency_ms: { p50: quantile(0.5), p99: quantile(0.99), max: quantile(1) },
+    latency_from_answer_ms: { p50: fromAnswerAt(0.5), p99: fromAnswerAt(0.99), max: fromAnswerAt(1), before_answer: beforeAnswer },
     subscribers_live_before_run: warm.warmed,
     subscribers_closed: reports.reduce((a, r) => a + r.closed, 0),
     open_seconds: openSeconds,
@@ -303,7 +340,9 @@ async function scenario(instances: number) {
       before: before.map((u) => Math.round(u.rssBytes / 2 ** 20)),
       with_subscribers: connected.map((u) => Math.round(u.rssBytes / 2 ** 20)),
       after_run: after.map((u) => Math.round(u.rssBytes / 2 ** 20)),
+      quiet_15_s_later: quiet.map((u) => Math.round(u.rssBytes / 2 ** 20)),
     },
+    heap_mib: { after_run: heapAfter, quiet_15_s_later: heapQuiet },
     rss_per_subscriber_kib: Math.round(rssDelta / SUBSCRIBERS / 102.4) / 10,
     server_cpu_us_per_delivery: delivered ? Math.round((cpuMs * 1000) / delivered) : null,
     server_cpu_share_of_run: Math.round((cpuMs / (SECONDS * 1000)) * 100) / 100,
