@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { SiblingLink } from './schema/pubsub.ts';
 
@@ -12,8 +13,9 @@ import type { SiblingLink } from './schema/pubsub.ts';
  * - Until the first worker has listened, a worker that exits (bad configuration, database down at start)
  *   stops the whole service with that exit code: forking it again would fail the same way. After that, a
  *   replacement that cannot start is retried: one outage must not take down the workers still serving.
- * - A subscription event a worker publishes is passed on to every other worker (`siblingLink`), so without
- *   Redis a subscriber hears of a change whichever worker made it. With Redis, Redis carries it instead.
+ * - A subscription event a worker publishes is passed on to every other worker (`siblingLink`), so a
+ *   subscriber hears of a change whichever worker made it, with or without Redis (which carries it to
+ *   other instances).
  * - SIGTERM or SIGINT is passed to every worker, which finishes its in-flight requests (src/server.ts); the
  *   primary exits when all have, or after the grace period plus 5 s if one hangs.
  */
@@ -24,8 +26,10 @@ export function runPrimary(workers: number, graceSeconds: number, logger: Logger
   let anyListened = false;
   let restartDelayMs = 1000;
 
+  // The workers' one identity on Redis (src/schema/pubsub.ts, SiblingLink).
+  const origin = randomUUID();
   const fork = () => {
-    const worker = cluster.fork();
+    const worker = cluster.fork({ [ORIGIN_VARIABLE]: origin });
     worker.once('listening', () => {
       listened.add(worker);
       anyListened = true;
@@ -75,8 +79,11 @@ export function runPrimary(workers: number, graceSeconds: number, logger: Logger
 
   cluster.on('message', (from, message: unknown) => {
     if (!isSiblingMessage(message)) return;
+    // Passed on as rebuilt: only the fields a sibling reads.
+    const { topic, detail } = message.orderbookPubsub;
+    const passed: SiblingMessage = { orderbookPubsub: { topic, detail: { orderId: detail.orderId } } };
     for (const worker of Object.values(cluster.workers ?? {})) {
-      if (worker && worker !== from && worker.isConnected()) worker.send(message, undefined, ignoreClosedChannel);
+      if (worker && worker !== from && worker.isConnected()) worker.send(passed, undefined, ignoreClosedChannel);
     }
   });
 
@@ -86,13 +93,17 @@ export function runPrimary(workers: number, graceSeconds: number, logger: Logger
   for (let i = 0; i < workers; i++) fork();
 }
 
+const ORIGIN_VARIABLE = 'ORDERBOOK_WORKERS_ORIGIN';
+/** graphql-yoga's pubsub names an event `<topic>:<id>` (the order's or the user's). */
+const TOPIC = /^(orderUpdated|userOrdersUpdated):/;
+
 interface SiblingMessage {
   orderbookPubsub: { topic: string; detail: { orderId: string } };
 }
 
 function isSiblingMessage(message: unknown): message is SiblingMessage {
   const inner = (message as Partial<SiblingMessage> | null)?.orderbookPubsub;
-  return typeof inner?.topic === 'string' && typeof inner.detail?.orderId === 'string';
+  return typeof inner?.topic === 'string' && TOPIC.test(inner.topic) && typeof inner.detail?.orderId === 'string';
 }
 
 /** A worker stopping, or being replaced, closes its channel; what it would have heard is its own loss. */
@@ -101,6 +112,7 @@ const ignoreClosedChannel = () => undefined;
 /** A worker's link to its siblings, through the primary's IPC channel (runPrimary passes messages on). */
 export function siblingLink(): SiblingLink {
   return {
+    origin: process.env[ORIGIN_VARIABLE] ?? randomUUID(),
     send(topic, detail) {
       if (process.connected)
         process.send?.({ orderbookPubsub: { topic, detail } } satisfies SiblingMessage, undefined, {}, ignoreClosedChannel);

@@ -83,8 +83,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       })
     : undefined;
   const onRedisFailure = (kind: RedisFailure) => metrics?.redisFailure(kind);
-  // Several workers without Redis: the primary passes each change on to the other workers (src/cluster.ts).
-  const pubsub = createOrderPubSub(redis, logger, onRedisFailure, cluster.isWorker && !redis ? siblingLink() : undefined);
+  // Several workers: the primary passes each change on to the other workers (src/cluster.ts).
+  const pubsub = createOrderPubSub(redis, logger, onRedisFailure, cluster.isWorker ? siblingLink() : undefined);
   const statsCache = countedStatsCache(options.statsCache ?? createStatsCache(config, logger, redis, onRedisFailure), metrics);
   const deps: DomainDeps = {
     quotes: db.rows,

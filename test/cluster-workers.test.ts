@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { get, request } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -25,7 +26,13 @@ function postOnNewConnection(url: string, body: unknown): Promise<{ status: numb
       let answer = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (answer += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(answer) }));
+      res.on('end', () => {
+        try {
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(answer) });
+        } catch (error) {
+          reject(error);
+        }
+      });
     });
     req.on('error', reject);
     req.end(text);
@@ -41,6 +48,7 @@ function subscribeOnNewConnection(url: string, userId: string): Promise<{ orderI
       url,
       { method: 'POST', agent: false, headers: { 'content-type': 'application/json', accept: 'text/event-stream' } },
       (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`subscription answered ${res.statusCode}`));
         res.setEncoding('utf8');
         let buffered = '';
         res.on('data', (chunk: string) => {
@@ -96,7 +104,7 @@ describe('WORKERS: several worker processes behind one port (src/cluster.ts)', (
 
     it('two workers answer on one port, each its own process, and SIGTERM stops them all', async () => {
       db = await openTestDatabase();
-      server = await startServer({ WORKERS: '2', DATABASE_URL: db.url!, LOG_LEVEL: 'info', NODE_ENV: 'production' });
+      server = await startServer({ WORKERS: '2', DATABASE_URL: db.url!, REDIS_URL: '', LOG_LEVEL: 'info', NODE_ENV: 'production' });
       // Both workers listen (each logs it with its pid), neither is the primary.
       const deadline = Date.now() + 30_000;
       while (pidsOf(server.output(), 'order book listening').size < 2 && Date.now() < deadline) {
@@ -111,40 +119,70 @@ describe('WORKERS: several worker processes behind one port (src/cluster.ts)', (
       const answered = pidsOf(output, 'request');
       expect([...answered].sort()).toEqual([...listening].sort());
 
-      // A subscriber hears of every change, whichever worker holds its stream and whichever made the change
-      // (without Redis, the primary passes each change on to the other workers).
-      const subscribers = await Promise.all(
-        Array.from({ length: 8 }, () => subscribeOnNewConnection(`${server!.base}/graphql`, 'workers-user')),
-      );
-      await new Promise((r) => setTimeout(r, 500));
-      const orderIds: string[] = [];
-      for (let i = 0; i < 4; i++) {
-        const quote = await postOnNewConnection(`${server.base}/quotes`, {
-          source: { asset: 'bitcoin:btc', amount: '10000000' },
-          destination: { asset: 'ethereum:wbtc' },
-        });
-        expect(quote.status).toBe(201);
-        const q = quote.body.result;
-        const order = await postOnNewConnection(`${server.base}/orders`, {
-          user_id: 'workers-user',
-          quote_id: q.quote_id,
-          source: { asset: q.source.asset, recipient: USER_BTC, amount: q.source.amount },
-          destination: { asset: q.destination.asset, recipient: USER_EVM, amount: q.destination.amount },
-          commitment_hash: newSecret().commitmentHash,
-        });
-        expect(order.status).toBe(201);
-        orderIds.push(order.body.result.order_id);
-      }
-      const heard = Date.now() + 10_000;
-      while (subscribers.some((s) => s.orderIds.length < orderIds.length) && Date.now() < heard)
-        await new Promise((r) => setTimeout(r, 50));
-      for (const s of subscribers) expect([...s.orderIds].sort()).toEqual([...orderIds].sort());
-      for (const s of subscribers) s.close();
+      // Without Redis, the primary passes each change on to the other workers.
+      await expectEverySubscriberHearsEveryChange(server);
 
       await server.kill('SIGTERM');
       expect(await server.exited).toBe(0);
       for (const pid of listening) expect(existsSync(`/proc/${pid}`), `worker ${pid} still runs`).toBe(false);
       expect(pidsOf(server.output(), 'stopped').size).toBe(2);
     }, 90_000);
+
+    it('with Redis too, a subscriber hears of each change once, whichever worker made it', async () => {
+      db ??= await openTestDatabase();
+      const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+      server = await startServer({
+        WORKERS: '2',
+        DATABASE_URL: db.url!,
+        REDIS_URL: redisUrl,
+        REDIS_KEY_PREFIX: `workers-${randomUUID()}:`,
+        NODE_ENV: 'production',
+      });
+      await expectEverySubscriberHearsEveryChange(server);
+      await server.kill('SIGTERM');
+    }, 90_000);
   });
 });
+
+/**
+ * Eight subscribers, each on a connection of its own (so spread over the workers), first hear of one order
+ * each (their streams are live), then of four more, created on connections of their own: each exactly once.
+ */
+async function expectEverySubscriberHearsEveryChange(server: ServerProcess) {
+  const userId = `workers-${randomUUID()}`;
+  const subscribers = await Promise.all(Array.from({ length: 8 }, () => subscribeOnNewConnection(`${server.base}/graphql`, userId)));
+  const until = (done: () => boolean, ms: number) =>
+    (async () => {
+      for (const end = Date.now() + ms; !done() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
+    })();
+  for (let i = 0; i < 20 && subscribers.some((s) => s.orderIds.length === 0); i++) {
+    await createOrderOnNewConnection(server.base, userId);
+    await until(() => subscribers.every((s) => s.orderIds.length > 0), 500);
+  }
+  const before = subscribers.map((s) => s.orderIds.length);
+  const orderIds: string[] = [];
+  for (let i = 0; i < 4; i++) orderIds.push(await createOrderOnNewConnection(server.base, userId));
+  await until(() => subscribers.every((s, i) => s.orderIds.length >= before[i]! + orderIds.length), 10_000);
+  // A moment more, so a second copy of an event would have arrived too.
+  await new Promise((r) => setTimeout(r, 300));
+  for (const [i, s] of subscribers.entries()) expect(s.orderIds.slice(before[i])).toEqual(orderIds);
+  for (const s of subscribers) s.close();
+}
+
+async function createOrderOnNewConnection(base: string, userId: string): Promise<string> {
+  const quote = await postOnNewConnection(`${base}/quotes`, {
+    source: { asset: 'bitcoin:btc', amount: '10000000' },
+    destination: { asset: 'ethereum:wbtc' },
+  });
+  expect(quote.status).toBe(201);
+  const q = quote.body.result;
+  const order = await postOnNewConnection(`${base}/orders`, {
+    user_id: userId,
+    quote_id: q.quote_id,
+    source: { asset: q.source.asset, recipient: USER_BTC, amount: q.source.amount },
+    destination: { asset: q.destination.asset, recipient: USER_EVM, amount: q.destination.amount },
+    commitment_hash: newSecret().commitmentHash,
+  });
+  expect(order.status).toBe(201);
+  return order.body.result.order_id;
+}

@@ -98,7 +98,7 @@ describe.skipIf(TEST_DB !== 'pglite')('explorer in Chromium', () => {
     const box = page.getByRole('searchbox', { name: 'Order id, transaction hash, swap id or user' });
     await box.fill(term);
     await box.press('Enter');
-    await page.getByRole('heading', { name: `Results for ${term}` }).waitFor(WAIT);
+    await page.getByRole('heading', { name: `Results for ${term}`, exact: true }).waitFor(WAIT);
     // The answer, not the note shown while it loads (also a status).
     await page.locator('.not-found, table.orders, .user-match, [role=alert]').first().waitFor(WAIT);
   }
@@ -170,15 +170,21 @@ describe.skipIf(TEST_DB !== 'pglite')('explorer in Chromium', () => {
     const txTerm = create.tx_hash.toUpperCase().replace('0X', '0x');
     await page.evaluate((term) => {
       const seen = { staleFrames: 0 };
-      Object.assign(window, { seen });
-      new MutationObserver(() => {
+      const watch = new MutationObserver(() => {
         const heading = document.getElementById('results-heading')?.textContent ?? '';
         const captions = [...document.querySelectorAll('caption')].map((caption) => caption.textContent ?? '');
         if (heading.includes(term) && captions.some((caption) => caption.includes('Order with this id'))) seen.staleFrames += 1;
-      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+      });
+      watch.observe(document.body, { subtree: true, childList: true, characterData: true });
+      Object.assign(window, { seen, watch });
     }, txTerm);
     await search(page, txTerm);
-    expect(await page.evaluate(() => (window as unknown as { seen: { staleFrames: number } }).seen.staleFrames)).toBe(0);
+    const staleFrames = await page.evaluate(() => {
+      const { seen, watch } = window as unknown as { seen: { staleFrames: number }; watch: MutationObserver };
+      watch.disconnect();
+      return seen.staleFrames;
+    });
+    expect(staleFrames).toBe(0);
     await expect(page.locator('caption', { hasText: 'Orders with this transaction' }).count()).resolves.toBe(1);
     expect(await orderLink.count()).toBe(1);
 

@@ -16,16 +16,18 @@ type OrderTopics = {
 
 /**
  * The other worker processes of this instance (`WORKERS`, src/cluster.ts): what one publishes reaches every
- * other, and never comes back to it.
+ * other, and never comes back to it. They share one `origin` on Redis, so none of them takes a sibling's
+ * change from Redis as well: within the host the link carries it, with Redis up or down.
  */
 export interface SiblingLink {
+  origin: string;
   send(topic: string, detail: Payload): void;
   listen(deliver: (topic: string, detail: Payload) => void): void;
 }
 
 /**
- * In-process by default; with Redis a change made on any instance reaches subscribers on all of them; without
- * Redis, `siblings` carries it to this instance's other worker processes.
+ * In-process by default; with Redis a change made on any instance reaches subscribers on all of them;
+ * `siblings` carries it to this instance's other worker processes.
  */
 export function createOrderPubSub(
   redis?: RedisLink,
@@ -48,8 +50,9 @@ export function pubSubOrderEvents(pubsub: OrderPubSub): OrderEvents {
 type Listener = ((event: CustomEvent<Payload>) => void) | { handleEvent(event: CustomEvent<Payload>): void };
 
 /**
- * An event target that delivers to this instance's listeners at once, and also publishes to Redis
- * for the other instances; messages this instance published itself are ignored when they come back.
+ * An event target that delivers to this process's listeners at once, passes the event to its sibling
+ * workers (if any), and publishes to Redis for the other instances; messages this instance published
+ * itself are ignored when they come back.
  * So a subscriber never depends on Redis for a change made on its own instance: while Redis is
  * down, local subscriptions still fire, and a failed PUBLISH is logged and counted (metrics), never thrown.
  * (graphql-yoga's Redis event target leaves PUBLISH's rejection unhandled, which ends the process.)
@@ -63,7 +66,7 @@ export function fanOutEventTarget(
   siblings?: SiblingLink,
 ): PubSubEventTarget<OrderTopics> {
   const listeners = new Map<string, Set<Listener>>();
-  const origin = randomUUID();
+  const origin = siblings?.origin ?? randomUUID();
   const deliver = (topic: string, detail: Payload) => {
     const event = new CustomEvent(topic, { detail });
     for (const listener of listeners.get(topic) ?? []) {
