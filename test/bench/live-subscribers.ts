@@ -5,8 +5,8 @@
  *
  * An event is an order whose commitment hash carries its sequence number and the time its create was sent
  * (live.ts, eventHash); the receipt time minus that is the delivery latency, kept in a histogram of
- * 0.1 ms buckets; each receipt is also kept with its sequence number, for the latency from the create's answer.
- * Nothing is parsed as JSON: the hash is found in the text, which keeps the clients cheap.
+ * 0.1 ms buckets; and from the create's answer, whose time live.ts sends as it comes (a receipt that came
+ * first waits for it, and counts as 0). Nothing is parsed as JSON: the hash is found in the text, which keeps the clients cheap.
  */
 import { request } from 'node:http';
 import WebSocket from 'ws';
@@ -28,8 +28,17 @@ const HASH = /"commitmentHash":"([0-9a-f]{8})([0-9a-f]{14})[0-9a-f]{42}"/;
 const histogram = new Uint32Array(BUCKETS);
 /** Deliveries per event sequence number, over every subscriber of this process. */
 let perSeq = new Uint32Array(1 << 16);
-/** Each delivery as (sequence number, receipt time): live.ts measures from the create's answer with them. */
-let receipts = new Float64Array(1 << 16);
+/** The same from the create's answer (live.ts sends each answer's time as it comes): the fan-out alone. */
+const fromAnswer = new Uint32Array(BUCKETS);
+const answeredAt = new Map<number, number>();
+/** Receipts of events whose answer live.ts has not passed on yet: counted when it does. */
+const beforeAnswer = new Map<number, number[]>();
+let receivedBeforeAnswer = 0;
+
+function countFromAnswer(ms: number) {
+  if (ms < 0) receivedBeforeAnswer += 1;
+  fromAnswer[Math.min(BUCKETS - 1, Math.max(0, Math.floor(ms / BUCKET_MS)))]! += 1;
+}
 let warmed = 0;
 let errors = 0;
 let closed = 0;
@@ -67,13 +76,14 @@ class Subscriber {
       perSeq = grown;
     }
     perSeq[seq]! += 1;
-    if (receipts.length < 2 * received) {
-      const grown = new Float64Array(receipts.length * 2);
-      grown.set(receipts);
-      receipts = grown;
+    const answered = answeredAt.get(seq);
+    if (answered === undefined) {
+      const waiting = beforeAnswer.get(seq);
+      if (waiting) waiting.push(at);
+      else beforeAnswer.set(seq, [at]);
+    } else {
+      countFromAnswer(at - answered);
     }
-    receipts[2 * received - 2] = seq;
-    receipts[2 * received - 1] = at;
   }
 
   ended(why: string) {
@@ -168,15 +178,37 @@ async function open(command: OpenCommand) {
   await Promise.all(lanes);
 }
 
-process.on('message', (message: OpenCommand | { type: 'status' | 'report' }) => {
-  if (message.type === 'open') {
+export interface AnsweredCommand {
+  type: 'answered';
+  seq: number;
+  at: number;
+}
+
+process.on('message', (message: OpenCommand | AnsweredCommand | { type: 'status' | 'report' }) => {
+  if (message.type === 'answered') {
+    answeredAt.set(message.seq, message.at);
+    for (const at of beforeAnswer.get(message.seq) ?? []) countFromAnswer(at - message.at);
+    beforeAnswer.delete(message.seq);
+  } else if (message.type === 'open') {
     void open(message).then(() => process.send!({ type: 'opened' }));
   } else if (message.type === 'status') {
     process.send!({ type: 'status', warmed, closed, errors, received, firstErrors });
   } else {
-    const buckets: [number, number][] = [];
-    histogram.forEach((count, i) => count && buckets.push([i, count]));
-    const deliveries = receipts.subarray(0, 2 * received);
-    process.send!({ type: 'report', buckets, perSeq: Array.from(perSeq), deliveries, closed, errors, received, firstErrors });
+    const sparse = (counts: Uint32Array) => {
+      const buckets: [number, number][] = [];
+      counts.forEach((count, i) => count && buckets.push([i, count]));
+      return buckets;
+    };
+    process.send!({
+      type: 'report',
+      buckets: sparse(histogram),
+      fromAnswer: sparse(fromAnswer),
+      beforeAnswer: receivedBeforeAnswer,
+      perSeq: Array.from(perSeq),
+      closed,
+      errors,
+      received,
+      firstErrors,
+    });
   }
 });

@@ -2,9 +2,9 @@
  * Live updates at scale (test/bench/README.md, "Live updates"): BENCH_LIVE_SUBSCRIBERS subscribers, half SSE
  * and half WebSocket, on `npm start` with production settings over PostgreSQL, while an order is created
  * through the API every BENCH_LIVE_INTERVAL_MS for BENCH_LIVE_SECONDS. Prints delivery latency from the
- * create's send to each subscriber's receipt (p50/p99/max), and from the create's answer (the fan-out alone), the deliveries missing, the server's memory per
- * subscriber and its CPU per delivery; first on one instance, then on three sharing Redis (subscribers spread
- * over the three, orders created through the first).
+ * create's send to each subscriber's receipt (p50/p99/max) and from the create's answer (the fan-out alone),
+ * the deliveries missing, the server's memory per subscriber and its CPU per delivery; first on one instance,
+ * then on three sharing Redis (subscribers spread over the three, orders created through the first).
  *
  *   npm run bench:live
  */
@@ -12,8 +12,9 @@ import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import WebSocket from 'ws';
 import { freePort } from '../support/server-process.ts';
-import { BUCKET_MS, type OpenCommand } from './live-subscribers.ts';
+import { type AnsweredCommand, BUCKET_MS, type OpenCommand } from './live-subscribers.ts';
 import { NODE_FLAGS, SERVICE_ENV } from './node-flags.ts';
 import { ROOT } from './settings.ts';
 
@@ -89,6 +90,9 @@ async function startInstance(extra: Record<string, string>) {
       WS_MAX_CONNECTIONS_PER_IP: String(SUBSCRIBERS),
       SUBSCRIPTIONS_PER_INSTANCE: String(SUBSCRIBERS),
       QUOTE_TTL_SECONDS: '3600',
+      // Read for the heap figures, on the API's port.
+      METRICS: 'on',
+      METRICS_PORT: '',
       ...extra,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -117,9 +121,49 @@ function usage(pid: number) {
 
 /** The instance's V8 heap in use and its memory outside the heap (socket buffers among it), from /metrics. */
 async function heapMib(port: number) {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+  if (!res.ok) throw new Error(`/metrics answered ${res.status}`);
+  const text = await res.text();
   const gauge = (name: string) => Math.round(Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1]) / 2 ** 20);
   return { heap_used: gauge('nodejs_heap_size_used_bytes'), external: gauge('nodejs_external_memory_bytes') };
+}
+
+/** The clients' latency histograms (0.1 ms buckets) as one; a quantile is its bucket's upper edge. */
+function merged(parts: [number, number][][]) {
+  const counts = new Map<number, number>();
+  for (const part of parts) for (const [b, n] of part) counts.set(b, (counts.get(b) ?? 0) + n);
+  const sorted = [...counts].sort((x, y) => x[0] - y[0]);
+  const total = sorted.reduce((a, [, n]) => a + n, 0);
+  const quantile = (q: number) => {
+    let seen = 0;
+    for (const [b, n] of sorted) if ((seen += n) >= q * total) return Math.round((b + 1) * BUCKET_MS * 10) / 10;
+    return Number.NaN;
+  };
+  return { total, quantile };
+}
+
+/**
+ * A full garbage collection in a running instance, through the inspector SIGUSR1 opens (on 127.0.0.1:9229, as
+ * any Node process does): the service needs no flag or endpoint for it.
+ */
+async function collectGarbage(pid: number) {
+  process.kill(pid, 'SIGUSR1');
+  let target: string | undefined;
+  for (let tries = 0; !target && tries < 50; tries++) {
+    await sleep(100);
+    target = await fetch('http://127.0.0.1:9229/json/list').then(
+      async (r) => ((await r.json()) as { webSocketDebuggerUrl: string }[])[0]?.webSocketDebuggerUrl,
+      () => undefined,
+    );
+  }
+  if (!target) throw new Error('the instance opened no inspector on 127.0.0.1:9229');
+  const socket = new WebSocket(target);
+  await new Promise((resolve, reject) => {
+    socket.once('open', () => socket.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' })));
+    socket.once('message', resolve);
+    socket.once('error', reject);
+  });
+  socket.close();
 }
 
 function percentiles(values: number[]) {
@@ -174,7 +218,7 @@ function createOrder(port: number, quote: Quote, userId: string, seq: number) {
 }
 
 type Status = { warmed: number; closed: number; errors: number; received: number; firstErrors: string[] };
-type Report = Status & { buckets: [number, number][]; perSeq: number[]; deliveries: Float64Array };
+type Report = Status & { buckets: [number, number][]; fromAnswer: [number, number][]; beforeAnswer: number; perSeq: number[] };
 
 function ask<T>(child: ChildProcess, type: string): Promise<T> {
   return new Promise((resolve) => {
@@ -200,12 +244,7 @@ async function scenario(instances: number) {
   const before = servers.map((s) => usage(s.child.pid!));
 
   const clients = Array.from({ length: PROCESSES }, () => {
-    // 'advanced': the deliveries come back as one typed array, not as JSON.
-    const c = fork(new URL('./live-subscribers.ts', import.meta.url).pathname, {
-      execArgv: ['--import', 'tsx'],
-      cwd: ROOT,
-      serialization: 'advanced',
-    });
+    const c = fork(new URL('./live-subscribers.ts', import.meta.url).pathname, { execArgv: ['--import', 'tsx'], cwd: ROOT });
     children.push(c);
     return c;
   });
@@ -247,8 +286,6 @@ async function scenario(instances: number) {
   // The measured run: one order every INTERVAL_MS, with at most IN_FLIGHT creates unanswered. Past that the
   // schedule slips (printed as the achieved rate) rather than queueing requests whose wait would count as delivery.
   const acked: boolean[] = [];
-  /** When each create's answer came: the event is in the book (ingested) from then on, at the latest. */
-  const answeredAt: number[] = [];
   const inFlight = new Set<Promise<void>>();
   /** Each create's own time, send to answer: the part of the latency that is not the fan-out. */
   const createMs: number[] = [];
@@ -264,7 +301,11 @@ async function scenario(instances: number) {
     const sentAt = performance.now();
     const sent: Promise<void> = createOrder(ingest, pool.pop()!, users[seq % TOPICS]!, seq).then((ok) => {
       acked[seq] = ok;
-      answeredAt[seq] = nowMs();
+      // The event is in the book (ingested) by its answer at the latest: the clients measure from it too.
+      if (ok) {
+        const answered = { type: 'answered', seq, at: nowMs() } satisfies AnsweredCommand;
+        for (const c of clients) c.send(answered);
+      }
       createMs.push(performance.now() - sentAt);
       inFlight.delete(sent);
     });
@@ -278,42 +319,24 @@ async function scenario(instances: number) {
     if (received >= expected) break;
   }
   const after = servers.map((s) => usage(s.child.pid!));
-  const reports = await Promise.all(clients.map((c) => ask<Report>(c, 'report')));
   // Memory right after the run and once it is quiet (the subscribers still connected): what the run left
   // behind, against what the collector had not taken back yet.
   const heapAfter = await Promise.all(servers.map((s) => heapMib(s.port)));
+  const reports = await Promise.all(clients.map((c) => ask<Report>(c, 'report')));
   await sleep(15_000);
   const quiet = servers.map((s) => usage(s.child.pid!));
   const heapQuiet = await Promise.all(servers.map((s) => heapMib(s.port)));
+  // Then a full collection in the first instance: what stays is what the run kept.
+  await collectGarbage(servers[0]!.child.pid!);
+  const collected = { rss: Math.round(usage(servers[0]!.child.pid!).rssBytes / 2 ** 20), ...(await heapMib(servers[0]!.port)) };
 
-  const histogram = new Map<number, number>();
   const perSeq = new Array<number>(EVENTS).fill(0);
-  for (const r of reports) {
-    for (const [b, n] of r.buckets) histogram.set(b, (histogram.get(b) ?? 0) + n);
-    r.perSeq.forEach((n, seq) => seq < EVENTS && (perSeq[seq]! += n));
-  }
-  const delivered = [...histogram.values()].reduce((a, b) => a + b, 0);
-  const quantile = (q: number) => {
-    let seen = 0;
-    for (const [b, n] of [...histogram].sort((x, y) => x[0] - y[0]))
-      if ((seen += n) >= q * delivered) return Math.round((b + 1) * BUCKET_MS * 10) / 10;
-    return Number.NaN;
-  };
-  // From the create's answer: the part of the latency that is the fan-out alone. A subscriber may hear of an
-  // order before its creator has the answer (the event goes out at the commit); that counts as 0.
-  const fromAnswer: number[] = [];
-  let beforeAnswer = 0;
-  for (const r of reports) {
-    for (let i = 0; i < r.deliveries.length; i += 2) {
-      const seq = r.deliveries[i]!;
-      if (!acked[seq]) continue;
-      const ms = r.deliveries[i + 1]! - answeredAt[seq]!;
-      if (ms < 0) beforeAnswer += 1;
-      fromAnswer.push(Math.max(0, ms));
-    }
-  }
-  fromAnswer.sort((a, b) => a - b);
-  const fromAnswerAt = (q: number) => Math.round(fromAnswer[Math.min(fromAnswer.length - 1, Math.floor(q * fromAnswer.length))]! * 10) / 10;
+  for (const r of reports) r.perSeq.forEach((n, seq) => seq < EVENTS && (perSeq[seq]! += n));
+  const fromSend = merged(reports.map((r) => r.buckets));
+  // From the create's answer: the fan-out alone. A subscriber may hear of an order before its creator has the
+  // answer (the event goes out at the commit); that counts as 0.
+  const fromAnswer = merged(reports.map((r) => r.fromAnswer));
+  const delivered = fromSend.total;
   const missing = acked.reduce((sum, ok, seq) => sum + (ok ? Math.max(0, perUser.get(users[seq % TOPICS]!)! - perSeq[seq]!) : 0), 0);
   const rssDelta = connected.reduce((a, u, i) => a + u.rssBytes - before[i]!.rssBytes, 0);
   const cpuMs = after.reduce((a, u, i) => a + u.cpuMs - connected[i]!.cpuMs, 0);
@@ -331,8 +354,13 @@ async function scenario(instances: number) {
     },
     create_ms: percentiles(createMs),
     deliveries: { expected, delivered, missing },
-    latency_ms: { p50: quantile(0.5), p99: quantile(0.99), max: quantile(1) },
-    latency_from_answer_ms: { p50: fromAnswerAt(0.5), p99: fromAnswerAt(0.99), max: fromAnswerAt(1), before_answer: beforeAnswer },
+    latency_ms: { p50: fromSend.quantile(0.5), p99: fromSend.quantile(0.99), max: fromSend.quantile(1) },
+    latency_from_answer_ms: {
+      p50: fromAnswer.quantile(0.5),
+      p99: fromAnswer.quantile(0.99),
+      max: fromAnswer.quantile(1),
+      received_before_answer: reports.reduce((a, r) => a + r.beforeAnswer, 0),
+    },
     subscribers_live_before_run: warm.warmed,
     subscribers_closed: reports.reduce((a, r) => a + r.closed, 0),
     open_seconds: openSeconds,
@@ -343,6 +371,7 @@ async function scenario(instances: number) {
       quiet_15_s_later: quiet.map((u) => Math.round(u.rssBytes / 2 ** 20)),
     },
     heap_mib: { after_run: heapAfter, quiet_15_s_later: heapQuiet },
+    first_instance_after_full_collection_mib: collected,
     rss_per_subscriber_kib: Math.round(rssDelta / SUBSCRIBERS / 102.4) / 10,
     server_cpu_us_per_delivery: delivered ? Math.round((cpuMs * 1000) / delivered) : null,
     server_cpu_share_of_run: Math.round((cpuMs / (SECONDS * 1000)) * 100) / 100,
