@@ -12,6 +12,9 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
   },
   test: {
+    // Two files at a time even on 2 cores (vitest's default is one fewer than the cores): most of a file's
+    // time is spent waiting on servers, databases and browsers it started, not on the CPU.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
