@@ -94,6 +94,22 @@ describe('outbox', () => {
     }
   });
 
+  it("asks in the create's own statement, so an unwanted event costs no row for the trigger to drop", async ({ apps }) => {
+    const app = await apps({ freshDatabase: true, env: FAST });
+    receiver = await new Receiver().start();
+    try {
+      // Without the trigger, only the statement's own check keeps the row out.
+      await app.db.prisma.$executeRawUnsafe('DROP TRIGGER webhook_events_wanted ON webhook_events');
+      await makeOrder(app, {}, 'nobody-listens');
+      expect(await app.db.prisma.webhookEvent.count()).toBe(0);
+      await register(app, receiver.url, { events: ['order.status_changed'] });
+      await makeOrder(app, {}, 'heard');
+      expect(await app.db.prisma.webhookEvent.findMany({ select: { userId: true } })).toEqual([{ userId: 'heard' }]);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('fans out the events no endpoint wants any more in one statement, not one each', async ({ apps }) => {
     const statements: string[] = [];
     const app = await apps({ freshDatabase: true, env: FAST, onQuery: (sql) => statements.push(sql) });

@@ -301,9 +301,11 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
           SELECT * FROM (VALUES ${orderValues.tuples[0]}) AS v WHERE EXISTS (SELECT FROM consumed)
           RETURNING ${ORDER.list}
         ), announced AS (
-          -- The webhook outbox row, in the same statement: one commit (src/domain/webhook-events.ts).
+          -- The webhook outbox row, in the same statement: one commit (src/domain/webhook-events.ts). Only when
+          -- an endpoint wants it: asked here, the usual case (none) costs no row and no trigger call.
           INSERT INTO webhook_events (id, type, order_id, user_id, source_chain, dest_chain, status)
           SELECT $${consumer + 2}, 'order.status_changed', id, user_id, source_chain, dest_chain, 'pending' FROM new_order
+          WHERE webhook_event_type_wanted('order.status_changed')
         )
         SELECT ${qualified(ORDER, 'o')}, ${qualified(INTENT, 's')}, ${qualified(INTENT, 'd')}
         FROM new_order o

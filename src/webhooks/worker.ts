@@ -312,7 +312,7 @@ const CLOCK_EVENTS_SQL = `
   SELECT ${newIdSql('msg')}, 'order.status_changed', o.id, o.user_id, o.source_chain, o.dest_chain,
     ${statusSql('o', '$2::timestamptz')}, ${statusSql('o', '$1::timestamptz')}
   FROM orders o
-  WHERE ${clockTurnedSql('o', '$1::timestamptz', '$2::timestamptz')}
+  WHERE webhook_event_type_wanted('order.status_changed') AND ${clockTurnedSql('o', '$1::timestamptz', '$2::timestamptz')}
   ORDER BY ${clockTurnAtSql('o')}, o.id`;
 
 /**
