@@ -218,7 +218,9 @@ describe('statements of a create', () => {
     // the order (one commit, no lock held across round trips); nothing read back, no BEGIN/COMMIT.
     expect(statements).toHaveLength(1);
     const write = statements[0]!.replace(/\s+/g, ' ').trim();
-    expect(write).toMatch(/^WITH consumed AS \( UPDATE quotes SET consumed_by = \$\d+ WHERE id = \$\d+ AND consumed_by IS NULL/);
+    expect(write).toMatch(
+      /^WITH input AS \(SELECT \* FROM unnest\(\$1::text\[\], \$2::text\[\]\) AS i \(order_id, quote_id\)\), consumed AS \( UPDATE quotes q SET consumed_by = input.order_id FROM input WHERE q.id = input.quote_id AND q.consumed_by IS NULL/,
+    );
     expect(write).toMatch(/INSERT INTO intents .* INSERT INTO orders/);
     expect((await app.rest('GET', `/orders/${created.body.result.order_id}`)).body.result).toEqual(created.body.result);
     // A replay has no fresh rows: it reads the quote and the stored order.
@@ -245,7 +247,7 @@ describe('statements of a create', () => {
     expect(created.status).toBe(201);
     expect(statements).toHaveLength(2);
     expect(statements[0]).toMatch(/^SELECT .* FROM quotes WHERE id = \$1$/);
-    expect(statements[1]!.trim()).toMatch(/^WITH consumed AS/);
+    expect(statements[1]!.trim()).toMatch(/^WITH input AS/);
   });
 
   it('answers 409 for a quote this instance stored but another consumed, and writes no order', async ({ t }) => {

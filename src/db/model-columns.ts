@@ -121,24 +121,33 @@ export function insertValues(model: ModelColumns, rows: Record<string, unknown>[
 }
 
 /**
- * One statement that inserts any number of `rows` (all with the same fields): each column travels as
- * one text[] parameter and is cast in SQL, `INSERT ... SELECT FROM unnest(...)`, the same encoding for
- * pg and PGlite. For bulk loads (the seed), where a tuple per row would run out of parameters.
+ * Any number of `rows` (all with the same fields) as columns of text[] parameters, from `firstParam` on, each
+ * cast in SQL: the same encoding for pg and PGlite, and one statement text whatever the number of rows.
+ * `arrays` are the `$n::text[]` parameters in column order (for `unnest(...) AS u(<names>)`), `select` the
+ * columns read back from `u`, cast to their types.
+ */
+export function unnestColumns(model: ModelColumns, rows: Record<string, unknown>[], firstParam = 1) {
+  const present = model.columns.filter((c) => rows[0]![c.field] !== undefined);
+  return {
+    names: present.map((c) => c.name).join(', '),
+    arrays: present.map((_, i) => `$${firstParam + i}::text[]`).join(', '),
+    select: present.map((c) => `u.${c.name}::${c.cast}`).join(', '),
+    args: present.map((c) =>
+      rows.map((row) => {
+        const value = c.write(row[c.field]);
+        return value === null ? null : String(value);
+      }),
+    ),
+  };
+}
+
+/**
+ * One statement that inserts any number of `rows` (all with the same fields), `INSERT ... SELECT FROM
+ * unnest(...)`. For bulk loads (the seed), where a tuple per row would run out of parameters.
  */
 export function unnestInsert(model: ModelColumns, rows: Record<string, unknown>[]): { sql: string; args: (string | null)[][] } {
-  const present = model.columns.filter((c) => rows[0]![c.field] !== undefined);
-  const names = present.map((c) => c.name).join(', ');
-  const sql =
-    `INSERT INTO ${model.table} (${names}) ` +
-    `SELECT ${present.map((c) => `u.${c.name}::${c.cast}`).join(', ')} ` +
-    `FROM unnest(${present.map((_, i) => `$${i + 1}::text[]`).join(', ')}) AS u(${names})`;
-  const args = present.map((c) =>
-    rows.map((row) => {
-      const value = c.write(row[c.field]);
-      return value === null ? null : String(value);
-    }),
-  );
-  return { sql, args };
+  const { names, arrays, select, args } = unnestColumns(model, rows);
+  return { sql: `INSERT INTO ${model.table} (${names}) SELECT ${select} FROM unnest(${arrays}) AS u(${names})`, args };
 }
 
 export const TEXT: ArgType = { scalarType: 'string', arity: 'scalar' };

@@ -1,10 +1,24 @@
 import type { ArgType, SqlQueryable } from '@prisma/driver-adapter-utils';
-import type { Intent, Order, Quote } from '../generated/prisma/client.ts';
+import { isDriverAdapterError } from '@prisma/driver-adapter-utils';
+import type { Intent, Order, Prisma, Quote } from '../generated/prisma/client.ts';
+import { batchedCalls, type Outcome } from './statement-batches.ts';
 import type { QueryListener } from './database.ts';
 import { KeyTakenError, type QuoteAndOrderStore } from '../domain/stores.ts';
-import { newId } from '../domain/webhook-events.ts';
+import { newIdSql } from '../domain/webhook-events.ts';
 import { violatesUnique } from './unique-violation.ts';
-import { INT, INTENT, ORDER, QUOTE, TEXT, TEXT_LIST, insertValues, qualified, readRow, type ModelColumns } from './model-columns.ts';
+import {
+  INT,
+  INTENT,
+  ORDER,
+  QUOTE,
+  TEXT,
+  TEXT_LIST,
+  insertValues,
+  qualified,
+  readRow,
+  unnestColumns,
+  type ModelColumns,
+} from './model-columns.ts';
 
 /**
  * The hot paths' SQL, sent through Prisma's driver adapter below Prisma Client.
@@ -195,6 +209,108 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
     return quote ?? null;
   };
 
+  /**
+   * Orders with their intents, each consuming its quote, in one statement (one commit, no lock held across
+   * round trips): an order whose quote is no longer unconsumed is not written, and comes back null. Of two
+   * orders on one quote in the same statement, the UPDATE gives the quote to one (PostgreSQL updates a row
+   * once per statement); the other comes back null, as if it had lost the race to another statement.
+   */
+  async function ordersStatement(batch: readonly NewOrder[]): Promise<(StoredOrder | null)[]> {
+    // Every column travels as one array (model-columns.ts, unnestColumns): the statement's text is the same
+    // for any number of orders, so each session prepares and plans it once.
+    const intents = unnestColumns(
+      INTENT,
+      batch.flatMap(({ intents }) => intents),
+      5,
+    );
+    const orders = unnestColumns(
+      ORDER,
+      batch.map(({ order }) => order),
+      5 + intents.args.length,
+    );
+    const sql = `
+        WITH input AS (SELECT * FROM unnest($1::text[], $2::text[]) AS i (order_id, quote_id)),
+        consumed AS (
+          UPDATE quotes q SET consumed_by = input.order_id FROM input
+          WHERE q.id = input.quote_id AND q.consumed_by IS NULL
+          RETURNING q.consumed_by AS order_id
+        ), new_intents AS (
+          -- Each intent carries its order's id ($3), so only the intents of the orders that consumed their quote go in.
+          INSERT INTO intents (${intents.names})
+          SELECT ${intents.select} FROM unnest($3::text[], ${intents.arrays}) AS u (owner, ${intents.names})
+          WHERE u.owner IN (SELECT order_id FROM consumed)
+          RETURNING ${INTENT.list}
+        ), new_order AS (
+          INSERT INTO orders (${orders.names})
+          SELECT ${orders.select} FROM unnest(${orders.arrays}) AS u (${orders.names})
+          WHERE u.id IN (SELECT order_id FROM consumed)
+          RETURNING ${ORDER.list}
+        ), announced AS (
+          -- The webhook outbox row, in the same statement: one commit (src/domain/webhook-events.ts). Only when
+          -- an endpoint wants it ($4): asked here, the usual case (none) costs no row and no trigger call.
+          INSERT INTO webhook_events (id, type, order_id, user_id, source_chain, dest_chain, status)
+          SELECT ${newIdSql('msg')}, $4, id, user_id, source_chain, dest_chain, 'pending' FROM new_order
+          WHERE webhook_event_type_wanted($4)
+        )
+        SELECT ${qualified(ORDER, 'o')}, ${qualified(INTENT, 's')}, ${qualified(INTENT, 'd')}
+        FROM new_order o
+        JOIN new_intents s ON s.swap_id = o.source_swap_id
+        JOIN new_intents d ON d.swap_id = o.destination_swap_id`;
+    const args = [
+      batch.map(({ order }) => order.id),
+      batch.map(({ order }) => order.quoteId),
+      batch.flatMap(({ order, intents }) => intents.map(() => order.id)),
+      'order.status_changed',
+      ...intents.args,
+      ...orders.args,
+    ];
+    const rows = await write(sql, args, [
+      TEXT_LIST,
+      TEXT_LIST,
+      TEXT_LIST,
+      TEXT,
+      ...intents.args.map(() => TEXT_LIST),
+      ...orders.args.map(() => TEXT_LIST),
+    ]);
+    const sourceAt = ORDER.columns.length;
+    const destinationAt = sourceAt + INTENT.columns.length;
+    const stored = new Map<string, StoredOrder>();
+    for (const row of rows) {
+      const order = readRow<Order>(ORDER, row);
+      stored.set(order.id, { order, intents: [readRow<Intent>(INTENT, row, sourceAt), readRow<Intent>(INTENT, row, destinationAt)] });
+    }
+    return batch.map(({ order }) => stored.get(order.id as string) ?? null);
+  }
+
+  /** One order alone, its refusal translated: a key taken is the domain's KeyTakenError. */
+  const orderAlone = (item: NewOrder): Promise<StoredOrder | null> =>
+    ordersStatement([item]).then(
+      ([stored]) => stored!,
+      (error: unknown) => {
+        throw violatesUnique(error, [QUOTE_USED_ONCE])
+          ? new KeyTakenError('quote')
+          : violatesUnique(error, COMMITMENT_USED_ONCE)
+            ? new KeyTakenError('commitment')
+            : error;
+      },
+    );
+
+  const createOrders = batchedCalls<NewOrder, StoredOrder | null>(
+    async (batch) => {
+      if (batch.length === 1) return [await settle(orderAlone(batch[0]!))];
+      try {
+        return (await ordersStatement(batch)).map((value) => ({ ok: true, value }));
+      } catch (error) {
+        // A key taken by one order fails the whole statement, and so does a deadlock with another statement
+        // (two that reuse the same keys in another order): nothing was written, so each order runs alone,
+        // and only the one at fault is refused.
+        if (!isConflict(error)) throw error;
+        return Promise.all(batch.map((item) => settle(orderAlone(item))));
+      }
+    },
+    { inFlight: ORDER_STATEMENTS_IN_FLIGHT, most: ORDERS_PER_STATEMENT },
+  );
+
   return {
     ordersById: (ids, withIntents) =>
       ids.length === 0
@@ -282,52 +398,34 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
       return { ...stored };
     },
 
-    async insertOrderConsumingQuote(order, intents) {
+    insertOrderConsumingQuote(order, intents) {
       // Consumed now, or by someone else already (no row): either way, from here on it is read.
       storedQuotes.delete(order.quoteId);
-      const intentValues = insertValues(INTENT, intents);
-      const orderValues = insertValues(ORDER, [order], intentValues.args.length + 1);
-      const consumer = intentValues.args.length + orderValues.args.length + 1;
-      // The order's own quote_id is the quote consumed; its id is the consumer.
-      const sql = `
-        WITH consumed AS (
-          UPDATE quotes SET consumed_by = $${consumer} WHERE id = $${consumer + 1} AND consumed_by IS NULL RETURNING id
-        ), new_intents AS (
-          INSERT INTO intents (${intentValues.columns})
-          SELECT * FROM (VALUES ${intentValues.tuples.join(', ')}) AS v WHERE EXISTS (SELECT FROM consumed)
-          RETURNING ${INTENT.list}
-        ), new_order AS (
-          INSERT INTO orders (${orderValues.columns})
-          SELECT * FROM (VALUES ${orderValues.tuples[0]}) AS v WHERE EXISTS (SELECT FROM consumed)
-          RETURNING ${ORDER.list}
-        ), announced AS (
-          -- The webhook outbox row, in the same statement: one commit (src/domain/webhook-events.ts). Only when
-          -- an endpoint wants it: asked here, the usual case (none) costs no row and no trigger call.
-          INSERT INTO webhook_events (id, type, order_id, user_id, source_chain, dest_chain, status)
-          SELECT $${consumer + 2}, 'order.status_changed', id, user_id, source_chain, dest_chain, 'pending' FROM new_order
-          WHERE webhook_event_type_wanted('order.status_changed')
-        )
-        SELECT ${qualified(ORDER, 'o')}, ${qualified(INTENT, 's')}, ${qualified(INTENT, 'd')}
-        FROM new_order o
-        JOIN new_intents s ON s.swap_id = o.source_swap_id
-        JOIN new_intents d ON d.swap_id = o.destination_swap_id`;
-      const args = [...intentValues.args, ...orderValues.args, order.id, order.quoteId, newId('msg')];
-      const [row] = await write(sql, args, allText(args)).catch((error: unknown) => {
-        throw violatesUnique(error, [QUOTE_USED_ONCE])
-          ? new KeyTakenError('quote')
-          : violatesUnique(error, COMMITMENT_USED_ONCE)
-            ? new KeyTakenError('commitment')
-            : error;
-      });
-      if (!row) return null;
-      const sourceAt = ORDER.columns.length;
-      const destinationAt = sourceAt + INTENT.columns.length;
-      return {
-        order: readRow<Order>(ORDER, row),
-        intents: [readRow<Intent>(INTENT, row, sourceAt), readRow<Intent>(INTENT, row, destinationAt)],
-      };
+      return createOrders({ order, intents });
     },
   };
+}
+
+/** At most this many create statements run at once; orders made meanwhile share the next (statement-batches.ts). */
+const ORDER_STATEMENTS_IN_FLIGHT = 2;
+const ORDERS_PER_STATEMENT = 32;
+
+interface NewOrder {
+  order: Prisma.OrderCreateManyInput;
+  intents: [Prisma.IntentCreateManyInput, Prisma.IntentCreateManyInput];
+}
+type StoredOrder = { order: Order; intents: [Intent, Intent] };
+
+const settle = <T>(promise: Promise<T>): Promise<Outcome<T>> =>
+  promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+
+/** A unique violation, or a deadlock or serialization failure: the statement wrote nothing, and one order alone may pass. */
+function isConflict(error: unknown): boolean {
+  if (!isDriverAdapterError(error)) return false;
+  return error.cause.kind === 'UniqueConstraintViolation' || error.cause.kind === 'TransactionWriteConflict';
 }
 
 /** How many stored quotes an instance keeps for the orders on them (quoteToConsume). */
