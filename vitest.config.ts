@@ -35,6 +35,7 @@ export default defineConfig({
             'test/amounts.test.ts',
             'test/config.test.ts',
             'test/polling-loop.test.ts',
+            'test/statement-batches.test.ts',
             'test/pg-reader.test.ts',
             'test/openapi-clients.test.ts',
             'test/schema-baseline.test.ts',

@@ -1,10 +1,10 @@
 import type { ArgType, SqlQueryable } from '@prisma/driver-adapter-utils';
-import { isDriverAdapterError } from '@prisma/driver-adapter-utils';
 import type { Intent, Order, Prisma, Quote } from '../generated/prisma/client.ts';
 import { batchedCalls, type Outcome } from './statement-batches.ts';
 import type { QueryListener } from './database.ts';
 import { KeyTakenError, type QuoteAndOrderStore } from '../domain/stores.ts';
 import { newIdSql } from '../domain/webhook-events.ts';
+import { isDatabaseUnavailable } from './unavailable.ts';
 import { violatesUnique } from './unique-violation.ts';
 import {
   INT,
@@ -301,10 +301,10 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
       try {
         return (await ordersStatement(batch)).map((value) => ({ ok: true, value }));
       } catch (error) {
-        // A key taken by one order fails the whole statement, and so does a deadlock with another statement
-        // (two that reuse the same keys in another order): nothing was written, so each order runs alone,
-        // and only the one at fault is refused.
-        if (!isConflict(error)) throw error;
+        // One order's fault fails the whole statement (a key taken, a row refused), and so does a deadlock with
+        // another statement that reuses the same keys: nothing was written, so each order runs alone, and only
+        // the one at fault is refused. A database that cannot answer fails them all at once.
+        if (isDatabaseUnavailable(error)) throw error;
         return Promise.all(batch.map((item) => settle(orderAlone(item))));
       }
     },
@@ -421,12 +421,6 @@ const settle = <T>(promise: Promise<T>): Promise<Outcome<T>> =>
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
   );
-
-/** A unique violation, or a deadlock or serialization failure: the statement wrote nothing, and one order alone may pass. */
-function isConflict(error: unknown): boolean {
-  if (!isDriverAdapterError(error)) return false;
-  return error.cause.kind === 'UniqueConstraintViolation' || error.cause.kind === 'TransactionWriteConflict';
-}
 
 /** How many stored quotes an instance keeps for the orders on them (quoteToConsume). */
 const STORED_QUOTES = 10_000;

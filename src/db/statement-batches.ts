@@ -21,14 +21,17 @@ export function batchedCalls<I, O>(run: (items: I[]) => Promise<Outcome<O>[]>, o
     while (running < options.inFlight && waiting.length > 0) {
       const batch = waiting.splice(0, options.most);
       running++;
-      run(batch.map((call) => call.item))
+      // Through a promise even if `run` throws at once: every call settles, and the slot is freed.
+      Promise.resolve()
+        .then(() => run(batch.map((call) => call.item)))
         .then(
-          (outcomes) =>
+          (outcomes) => {
             batch.forEach((call, i) => {
-              const outcome = outcomes[i]!;
+              const outcome = outcomes[i] ?? { ok: false, error: new Error('statement batch: no outcome for a call') };
               if (outcome.ok) call.resolve(outcome.value);
               else call.reject(outcome.error);
-            }),
+            });
+          },
           (error: unknown) => {
             for (const call of batch) call.reject(error);
           },

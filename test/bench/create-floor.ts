@@ -67,7 +67,8 @@ export async function createFloorTables(databaseUrl: string): Promise<void> {
   await db.connect();
   try {
     await db.query(`DROP SCHEMA IF EXISTS ${FLOOR_SCHEMA} CASCADE; CREATE SCHEMA ${FLOOR_SCHEMA};
-      CREATE TABLE ${FLOOR_SCHEMA}.quotes (LIKE public.quotes INCLUDING DEFAULTS, PRIMARY KEY (id), UNIQUE (consumed_by));
+      CREATE TABLE ${FLOOR_SCHEMA}.quotes (LIKE public.quotes INCLUDING DEFAULTS, PRIMARY KEY (id));
+      CREATE UNIQUE INDEX ON ${FLOOR_SCHEMA}.quotes (consumed_by) WHERE consumed_by IS NOT NULL;
       CREATE TABLE ${FLOOR_SCHEMA}.intents (LIKE public.intents INCLUDING DEFAULTS, PRIMARY KEY (swap_id, created_at), UNIQUE (swap_id));
       CREATE TABLE ${FLOOR_SCHEMA}.orders (LIKE public.orders INCLUDING DEFAULTS, PRIMARY KEY (id, created_at), UNIQUE (id),
         UNIQUE (quote_id), UNIQUE (commitment_hash));

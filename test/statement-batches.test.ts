@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { batchedCalls, type Outcome } from '../src/db/statement-batches.ts';
+
+/** The batcher behind the shared create statements (src/db/statement-batches.ts), with no database. */
+describe('batched calls', () => {
+  it('runs a call at once while a slot is free, and the calls made meanwhile together in the next', async () => {
+    const batches: number[][] = [];
+    const call = batchedCalls<number, number>(
+      async (items) => {
+        batches.push(items);
+        await new Promise((r) => setTimeout(r, 10));
+        return items.map((value) => ({ ok: true, value: value * 2 }));
+      },
+      { inFlight: 1, most: 3 },
+    );
+    expect(await Promise.all([1, 2, 3, 4, 5].map(call))).toEqual([2, 4, 6, 8, 10]);
+    expect(batches).toEqual([[1], [2, 3, 4], [5]]);
+  });
+
+  it('settles every call and frees the slot when a run throws at once or leaves a call without an outcome', async () => {
+    let round = 0;
+    const call = batchedCalls<number, number>(
+      (items): Promise<Outcome<number>[]> => {
+        round++;
+        if (round === 1) throw new Error('thrown before any promise');
+        if (round === 2) return Promise.resolve([{ ok: true, value: items[0]! }]);
+        return Promise.resolve(items.map((value) => ({ ok: true, value })));
+      },
+      { inFlight: 1, most: 2 },
+    );
+    const first = call(1);
+    const [second, third] = [call(2), call(3)];
+    await expect(first).rejects.toThrow('thrown before any promise');
+    await expect(second).resolves.toBe(2);
+    await expect(third).rejects.toThrow('no outcome');
+    await expect(call(4)).resolves.toBe(4);
+  });
+});
