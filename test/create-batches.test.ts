@@ -95,4 +95,24 @@ describe('create statements under load', () => {
     expect([first!.order.id, second!.order.id]).toContain(consumedBy);
     expect(await t.db.prisma.order.count({ where: { quoteId: first!.order.quoteId } })).toBe(1);
   });
+
+  it('writes the quotes made while statements are busy together, each as Prisma Client reads it back', async ({ apps }) => {
+    const statements: { sql: string; args: string }[] = [];
+    const app = await apps({ freshDatabase: true, onQuery: (sql, args) => statements.push({ sql, args }) });
+    try {
+      const model = await app.db.prisma.quote.findUniqueOrThrow({ where: { id: (await makeQuote(app)).quote_id } });
+      const quotes = Array.from({ length: 12 }, (_, i) => ({ ...model, id: `${model.id}-${i}`, solver: model.solver ?? {} }));
+      statements.length = 0;
+      const stored = await Promise.all(quotes.map((quote) => app.db.rows.insertQuote(quote)));
+      expect(stored.map((q) => q.id)).toEqual(quotes.map((q) => q.id));
+      const sent = statements
+        .filter(({ sql }) => /^INSERT INTO quotes/.test(sql))
+        .map(({ args }) => (JSON.parse(args) as string[][])[0]!.length);
+      expect(sent.length).toBeLessThan(quotes.length);
+      expect(Math.max(...sent)).toBeGreaterThan(1);
+      for (const quote of stored) expect(quote).toEqual(await app.db.prisma.quote.findUniqueOrThrow({ where: { id: quote.id } }));
+    } finally {
+      await app.close();
+    }
+  });
 });

@@ -103,30 +103,12 @@ export function readRow<T>(model: ModelColumns, row: unknown[], offset = 0): T {
 export const qualified = (model: ModelColumns, alias: string) => model.columns.map((c) => `${alias}.${c.name}`).join(', ');
 
 /**
- * Parameters for inserting `rows` (all with the same fields): the columns they set, one
- * `($n::type, ...)` tuple per row, and the values as text. Fields a row leaves out keep their
- * database defaults.
- */
-export function insertValues(model: ModelColumns, rows: Record<string, unknown>[], firstParam = 1) {
-  const present = model.columns.filter((c) => rows[0]![c.field] !== undefined);
-  const args: (string | boolean | null)[] = [];
-  const tuples = rows.map((row) => {
-    const placeholders = present.map((c) => {
-      args.push(c.write(row[c.field]));
-      return `$${firstParam + args.length - 1}::${c.cast}`;
-    });
-    return `(${placeholders.join(', ')})`;
-  });
-  return { columns: present.map((c) => c.name).join(', '), tuples, args };
-}
-
-/**
  * Any number of `rows` (all with the same fields) as columns of text[] parameters, from `firstParam` on, each
  * cast in SQL: the same encoding for pg and PGlite, and one statement text whatever the number of rows.
  * `arrays` are the `$n::text[]` parameters in column order (for `unnest(...) AS u(<names>)`), `select` the
  * columns read back from `u`, cast to their types.
  */
-export function unnestColumns(model: ModelColumns, rows: Record<string, unknown>[], firstParam = 1) {
+export function unnestColumns(model: ModelColumns, rows: readonly Record<string, unknown>[], firstParam = 1) {
   const present = model.columns.filter((c) => rows[0]![c.field] !== undefined);
   return {
     names: present.map((c) => c.name).join(', '),

@@ -6,19 +6,7 @@ import { KeyTakenError, type QuoteAndOrderStore } from '../domain/stores.ts';
 import { newIdSql } from '../domain/webhook-events.ts';
 import { isDatabaseUnavailable } from './unavailable.ts';
 import { violatesUnique } from './unique-violation.ts';
-import {
-  INT,
-  INTENT,
-  ORDER,
-  QUOTE,
-  TEXT,
-  TEXT_LIST,
-  insertValues,
-  qualified,
-  readRow,
-  unnestColumns,
-  type ModelColumns,
-} from './model-columns.ts';
+import { INT, INTENT, ORDER, QUOTE, TEXT, TEXT_LIST, qualified, readRow, unnestColumns, type ModelColumns } from './model-columns.ts';
 
 /**
  * The hot paths' SQL, sent through Prisma's driver adapter below Prisma Client.
@@ -138,7 +126,6 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
   }
   const rowsOf = async <T>(model: ModelColumns, sql: string, args: unknown[], argTypes: ArgType[]) =>
     (await query(sql, args, argTypes)).map((row) => readRow<T>(model, row));
-  const allText = (args: unknown[]) => args.map(() => TEXT);
 
   /**
    * `orders` (a statement yielding order rows, newest first) with, when asked, both intents of
@@ -295,21 +282,27 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
       },
     );
 
-  const createOrders = batchedCalls<NewOrder, StoredOrder | null>(
-    async (batch) => {
-      if (batch.length === 1) return [await settle(orderAlone(batch[0]!))];
-      try {
-        return (await ordersStatement(batch)).map((value) => ({ ok: true, value }));
-      } catch (error) {
-        // One order's fault fails the whole statement (a key taken, a row refused), and so does a deadlock with
-        // another statement that reuses the same keys: nothing was written, so each order runs alone, and only
-        // the one at fault is refused. A database that cannot answer fails them all at once.
-        if (isDatabaseUnavailable(error)) throw error;
-        return Promise.all(batch.map((item) => settle(orderAlone(item))));
-      }
-    },
-    { inFlight: ORDER_STATEMENTS_IN_FLIGHT, most: ORDERS_PER_STATEMENT },
-  );
+  const createOrders = sharedStatements(ordersStatement, orderAlone);
+
+  /** Quotes, in one statement, as stored (by id: RETURNING promises no order). */
+  async function quotesStatement(batch: readonly Prisma.QuoteCreateInput[]): Promise<Quote[]> {
+    const quotes = unnestColumns(QUOTE, batch as readonly Record<string, unknown>[]);
+    const sql = `INSERT INTO quotes (${quotes.names}) SELECT ${quotes.select} FROM unnest(${quotes.arrays}) AS u (${quotes.names})
+      RETURNING ${QUOTE.list}`;
+    const rows = await write(
+      sql,
+      quotes.args,
+      quotes.args.map(() => TEXT_LIST),
+    );
+    const stored = new Map(rows.map((row) => readRow<Quote>(QUOTE, row)).map((quote) => [quote.id, quote]));
+    return batch.map((quote) => {
+      const found = stored.get(quote.id as string);
+      if (!found) throw new Error(`quote ${quote.id} was not returned by its insert`);
+      return found;
+    });
+  }
+
+  const insertQuotes = sharedStatements(quotesStatement, async (quote: Prisma.QuoteCreateInput) => (await quotesStatement([quote]))[0]!);
 
   return {
     ordersById: (ids, withIntents) =>
@@ -387,10 +380,7 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
     },
 
     async insertQuote(quote) {
-      const values = insertValues(QUOTE, [quote]);
-      const sql = `INSERT INTO quotes (${values.columns}) VALUES ${values.tuples[0]} RETURNING ${QUOTE.list}`;
-      const [row] = await write(sql, values.args, allText(values.args));
-      const stored = readRow<Quote>(QUOTE, row!);
+      const stored = await insertQuotes(quote);
       // Bounded: the oldest go first (a quote not found here is read, as any other instance's).
       if (storedQuotes.size >= STORED_QUOTES) storedQuotes.delete(storedQuotes.keys().next().value!);
       storedQuotes.set(stored.id, stored);
@@ -406,9 +396,30 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
   };
 }
 
-/** At most this many create statements run at once; orders made meanwhile share the next (statement-batches.ts). */
-const ORDER_STATEMENTS_IN_FLIGHT = 2;
-const ORDERS_PER_STATEMENT = 32;
+/** At most this many statements of one kind run at once; rows made meanwhile share the next (statement-batches.ts). */
+const STATEMENTS_IN_FLIGHT = 2;
+const ROWS_PER_STATEMENT = 32;
+
+/**
+ * Calls that share statements: `statement` writes a batch in one, `alone` one item with its refusal as the
+ * caller should see it. One item's fault fails the whole statement (a key taken, a row refused), and so does a
+ * deadlock with another statement that reuses the same keys: nothing was written, so each item then runs
+ * alone, and only the one at fault is refused. A database that cannot answer fails them all at once.
+ */
+function sharedStatements<I, O>(statement: (items: readonly I[]) => Promise<O[]>, alone: (item: I) => Promise<O>): (item: I) => Promise<O> {
+  return batchedCalls<I, O>(
+    async (batch) => {
+      if (batch.length === 1) return [await settle(alone(batch[0]!))];
+      try {
+        return (await statement(batch)).map((value) => ({ ok: true, value }));
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) throw error;
+        return Promise.all(batch.map((item) => settle(alone(item))));
+      }
+    },
+    { inFlight: STATEMENTS_IN_FLIGHT, most: ROWS_PER_STATEMENT },
+  );
+}
 
 interface NewOrder {
   order: Prisma.OrderCreateManyInput;
