@@ -1,7 +1,7 @@
 /**
  * Calls that arrive while earlier ones are still running share the next statement: a write waits for no
  * timer, and under load the fixed cost of a statement (a round trip, its parse and plan, the statement-level
- * triggers, the commit) is paid once for many rows (README, Performance).
+ * triggers, the commit) is paid once for many rows (README, How it is built: Create).
  *
  * At most `inFlight` statements run at once. A call made with a statement free runs alone at once; calls
  * made while all are busy queue, and the first statement to finish takes up to `most` of them together.
