@@ -24,6 +24,7 @@ import { EvmClaimAdapter } from './relayer/evm-adapter.ts';
 import { SimulatedChain } from './relayer/simulated-chain.ts';
 import { RelayerWorker } from './relayer/worker.ts';
 import { PartitionKeeper } from './db/partitions.ts';
+import { PlannerStatisticsKeeper } from './db/planner-statistics.ts';
 import { StatsKeeper } from './db/stats-keeper.ts';
 import { throttledWarn, type RedisLink } from './redis.ts';
 import { createOrderPubSub, pubSubOrderEvents, type OrderPubSub } from './schema/pubsub.ts';
@@ -52,6 +53,8 @@ export interface Runtime {
   partitions: PartitionKeeper;
   /** Folds the statistics deltas into their rollups; the server starts it. */
   statsKeeper: StatsKeeper;
+  /** Analyzes the tables that grew, where autovacuum does not (PGlite, or turned off); the server starts it. */
+  plannerStatistics: PlannerStatisticsKeeper;
   pubsub: OrderPubSub;
   statsCache: StatsCache;
   /** Rate limits and subscription caps, for the WebSocket transport as for HTTP. */
@@ -164,6 +167,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const partitions = new PartitionKeeper({ prisma: db.prisma, logger });
   const statsKeeper = new StatsKeeper({ prisma: db.prisma, logger });
+  const plannerStatistics = new PlannerStatisticsKeeper({ prisma: db.prisma, logger });
 
   return {
     app,
@@ -174,13 +178,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     watchers,
     partitions,
     statsKeeper,
+    plannerStatistics,
     pubsub,
     statsCache,
     limits,
     metrics,
     deps,
     async stop() {
-      await Promise.all([worker.stop(), webhooks.stop(), partitions.stop(), statsKeeper.stop(), ...watchers.map((w) => w.stop())]);
+      await Promise.all([
+        worker.stop(),
+        webhooks.stop(),
+        partitions.stop(),
+        statsKeeper.stop(),
+        plannerStatistics.stop(),
+        ...watchers.map((w) => w.stop()),
+      ]);
       chain.stop();
     },
   };

@@ -74,6 +74,7 @@ async function main(): Promise<void> {
   runtime.webhooks.start();
   runtime.partitions.start();
   runtime.statsKeeper.start();
+  runtime.plannerStatistics.start();
   for (const watcher of runtime.watchers) watcher.start();
   // A port that cannot be taken ends the process. The WebSocket server listens for the HTTP server's errors
   // too, so without this a failed listen would only be logged, leaving a process that serves nothing.

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from '../support/server-process.ts';
-import { NODE_FLAGS, serverEnv } from './node-flags.ts';
+import { nodeFlags, serverEnv } from './node-flags.ts';
 import { DATABASE_URL, ROOT } from './settings.ts';
 
 /** The servers a run measures, as child processes stopped when the run ends. */
@@ -13,11 +13,21 @@ export interface Started {
   stop(): Promise<void>;
 }
 
-export async function start(name: string, script: string, env: Record<string, string> = {}): Promise<Started> {
+/**
+ * Starts `script` from a checkout (this one unless `at.root`: an A/B) on a database (the bench's unless
+ * `at.databaseUrl`), and resolves once it answers.
+ */
+export async function start(
+  name: string,
+  script: string,
+  env: Record<string, string> = {},
+  at: { root?: string; databaseUrl?: string } = {},
+): Promise<Started> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', script], {
-    cwd: ROOT,
-    env: serverEnv(DATABASE_URL, port, env),
+  const root = at.root ?? ROOT;
+  const child = spawn(process.execPath, [...nodeFlags(root), '--import', 'tsx', script], {
+    cwd: root,
+    env: serverEnv(at.databaseUrl ?? DATABASE_URL, port, env),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

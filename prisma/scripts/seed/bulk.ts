@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../../../src/db/database.ts';
+import { analyzeGrownTables } from '../../../src/db/planner-statistics.ts';
 import { INTENT, type ModelColumns, ORDER, QUOTE, unnestInsert } from '../../../src/db/model-columns.ts';
 import type { DomainDeps } from '../../../src/domain/deps.ts';
 import { applyEscrowEvent, type EscrowRecord } from '../../../src/domain/escrow-events.ts';
@@ -129,6 +130,9 @@ export async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedCloc
       await insertRows(db, QUOTE, quotes);
       await insertRows(db, INTENT, intents);
       await insertRows(db, ORDER, orders);
+      // As a running service would (src/db/planner-statistics.ts): without it, each batch's foreign key checks
+      // keep the plans made while a month was empty and read the whole month, slower with every batch.
+      await analyzeGrownTables(db.prisma);
       if (done % every === 0 || done === plan.orders.length) progress(done, eventsSoFar);
     })();
   }
