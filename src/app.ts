@@ -8,6 +8,7 @@ import type { Database } from './db/database.ts';
 import { createReadRouting, routedOrdersStore } from './db/replicas/routing.ts';
 import type { WriterWindow } from './db/replicas/writer-window.ts';
 import { routedStatsStore } from './db/stats-store.ts';
+import type { DomainDeps } from './domain/deps.ts';
 import type { PriceSource } from './domain/prices.ts';
 import type { Registry } from './domain/registry/registry.ts';
 import type { StatsCache } from './domain/stats-cache.ts';
@@ -85,24 +86,28 @@ export function createApp(deps: AppDeps): App {
   const restRoutes = routeMatcher(routes);
   const clients = readClients(deps.config.trustProxy, (contextValue) => (contextValue as GraphQLContext).reads);
   const readsFor = (request: Request | undefined) => routing.forRequest(deps.db.replicas ? clients.clientOf(request) : undefined);
+  // What the domain needs, the same for every request: the GraphQL context's and the REST creates' (writer).
+  const domain: DomainDeps = {
+    quotes: deps.db.rows,
+    escrow: deps.db.escrow,
+    claims: deps.db.claims,
+    registry: deps.registry,
+    prices: deps.prices,
+    config: deps.config,
+    events,
+    now,
+  };
   const context = ({ request }: { request?: Request }): GraphQLContext => {
     const reads = readsFor(request);
     return {
-      quotes: deps.db.rows,
+      ...domain,
       orders: routedOrdersStore(reads, deps.db.orders),
-      escrow: deps.db.escrow,
-      claims: deps.db.claims,
       webhooks: deps.db.webhooks,
       stats: routedStatsStore(reads),
       reads,
-      registry: deps.registry,
-      prices: deps.prices,
-      config: deps.config,
       statsCache: deps.statsCache,
       pubsub: deps.pubsub,
       loaders: createLoaders(reads, deps.db.rows),
-      events,
-      now,
       isWatcher: keyMatches(bearerToken(request), deps.config.watcherKey),
       apiKey: checkApiKey(request, deps.config.apiKeys),
       webhookOwner: webhookOwner(request, deps.config.apiKeys),
@@ -173,6 +178,10 @@ export function createApp(deps: AppDeps): App {
         now,
         run: (request) => runDocument(yoga, request),
         orders: (request) => routedOrdersStore(readsFor(request), deps.db.orders),
+        writer: (request) => {
+          const reads = readsFor(request);
+          return { deps: domain, apiKey: checkApiKey(request, deps.config.apiKeys), wrote: () => reads.wrote() };
+        },
         health: () => new Response('Online', { headers: { 'content-type': 'text/plain; charset=utf-8' } }),
         ready: () => readiness({ database: () => deps.db.ping() }, deps.optionalChecks),
         relayerHealth: () => relayerHealth({ prisma: deps.db.prisma, now, ...deps.relayer }),

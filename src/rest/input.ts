@@ -5,7 +5,7 @@ import { snakeCase } from '../domain/input.ts';
  * REST clients send the domain's inputs with snake_case keys and the contract's lowercase enum
  * values; GraphQL takes camelCase keys and UPPER_CASE enum values. Both are read off the input's
  * one schema (src/domain/), so a field added there is a REST field too. Nothing here checks a
- * value: the resolver parses the input, and a refused one is named by routes.ts.
+ * value: the resolver (or route.ts, for the writes that skip GraphQL) parses the input.
  */
 
 type Def = { type: string; shape?: Record<string, z.ZodType>; innerType?: z.ZodType; in?: z.ZodType; entries?: Record<string, unknown> };

@@ -7,7 +7,7 @@ import type { Registry } from '../domain/registry/registry.ts';
 import type { OrdersStore } from '../db/orders-store.ts';
 import { envelope, envelopeJson, errorEnvelope, readJsonBody } from '../http/envelope.ts';
 import type { RouteMatcher } from './route-matcher.ts';
-import type { RunDocument } from './route.ts';
+import type { RouteWriter, RunDocument } from './route.ts';
 
 export interface RestOptions {
   graphqlEndpoint: string;
@@ -21,6 +21,8 @@ export interface RestOptions {
   run: (request: Request) => RunDocument;
   /** The request's reads of orders, routed as its GraphQL context's are (replica or primary). */
   orders: (request: Request) => OrdersStore;
+  /** The domain's dependencies for the request, as its GraphQL context carries them. */
+  writer: (request: Request) => RouteWriter;
   /** Plain-text liveness (`Online`) and readiness (which dependency is down). */
   health: () => Response;
   ready: () => Promise<Response>;
@@ -78,6 +80,7 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
         registry: options.registry,
         now: options.now(),
         orders: () => options.orders(request),
+        writer: () => options.writer(request),
       },
       options.run(request),
     );

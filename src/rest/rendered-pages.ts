@@ -17,7 +17,7 @@ import { documents } from './documents.ts';
  */
 
 /** The GraphQL fields that are not a column of the same name (snake_case) or need more than the column. */
-const ORDER_FIELD_COLUMNS: Record<string, string> = { orderId: 'id' };
+export const ORDER_FIELD_COLUMNS: Record<string, string> = { orderId: 'id' };
 const INTENT_SIDES: Record<string, string> = { sourceIntent: 's', destinationIntent: 'd' };
 
 /** A column's value as the GraphQL types print it: decimals as plain strings, times `YYYY-MM-DDTHH:MM:SSZ`. */
@@ -35,20 +35,30 @@ const objectJson = (entries: [key: string, value: string][]) =>
   `(SELECT row_to_json(r) FROM (SELECT ${entries.map(([key, value]) => `${value} AS "${key}"`).join(', ')}) r)`;
 
 /** The fields of a selection, fragments spread in place, as [response key, field name, sub-selection]. */
-function fieldsOf(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>) {
+export function fieldsOf(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>) {
   const fields: [key: string, field: string, selection: SelectionSetNode | undefined][] = [];
   for (const selection of selectionSet.selections) {
     // @include/@skip would change the answer per request: a rendered page has one shape.
-    if (selection.directives?.length) throw new Error('rendered pages: directives are not supported');
+    if (selection.directives?.length) throw new Error('rendered JSON: directives are not supported');
     if (selection.kind === Kind.FIELD) {
       fields.push([selection.alias?.value ?? selection.name.value, selection.name.value, selection.selectionSet]);
     } else if (selection.kind === Kind.FRAGMENT_SPREAD) {
       fields.push(...fieldsOf(fragments.get(selection.name.value)!.selectionSet, fragments));
     } else {
-      throw new Error('rendered pages: inline fragments are not supported');
+      throw new Error('rendered JSON: inline fragments are not supported');
     }
   }
   return fields;
+}
+
+/** A document's fragment as its fields (fragments spread in place), with the document's fragments by name. */
+export function fragmentFields(document: DocumentNode, fragmentName: string) {
+  const fragments = new Map(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+  );
+  const fragment = fragments.get(fragmentName);
+  if (!fragment) throw new Error(`rendered JSON: no fragment ${fragmentName}`);
+  return { fields: fieldsOf(fragment.selectionSet, fragments), fragments };
 }
 
 /** Stands for the clock in the built SQL until a statement says which parameter it is. */
@@ -60,12 +70,8 @@ const NOW = '\u0000now\u0000';
  * here, once: a fragment this cannot render fails at start-up, not on a request.
  */
 export function orderJsonSql(document: DocumentNode, fragmentName: string): (now: string) => string {
-  const fragments = new Map(
-    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
-  );
-  const order = fragments.get(fragmentName);
-  if (!order) throw new Error(`rendered pages: no fragment ${fragmentName}`);
-  const entries = fieldsOf(order.selectionSet, fragments).map(([key, field, selection]): [string, string] => {
+  const { fields, fragments } = fragmentFields(document, fragmentName);
+  const entries = fields.map(([key, field, selection]): [string, string] => {
     if (field === 'status') return [key, statusSql('o', NOW)];
     const side = INTENT_SIDES[field];
     if (side) {

@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import { parseInput } from '../domain/input.ts';
 import type { OrdersStore } from '../db/orders-store.ts';
+import type { DomainDeps } from '../domain/deps.ts';
+import { type ApiKeyCheck, requireWriter } from '../http/api-keys.ts';
 import type { Registry } from '../domain/registry/registry.ts';
 import { toClientError } from '../http/client-error.ts';
 import type { DocumentName } from './documents.ts';
@@ -10,7 +12,9 @@ import type { RouteDoc } from './openapi/route-doc.ts';
 /**
  * What a REST route is: each turns a request into the variables of one fixed GraphQL document and picks
  * its answer out of the result. A body becomes the mutation's input as it is, renamed (src/rest/input.ts);
- * the resolver parses it with the input's schema. The table itself is src/rest/routes.ts.
+ * the resolver parses it with the input's schema. The hottest paths answer what their document would without
+ * running it: the user page (rendered-pages.ts) and the creates, which parse the body here and call the domain
+ * as the resolver does (runDomainWrite, rendered-rows.ts). The table itself is src/rest/routes.ts.
  */
 
 export interface RouteInput {
@@ -21,6 +25,40 @@ export interface RouteInput {
   now: Date;
   /** The request's reads of orders, for the pages rendered without GraphQL (rendered-pages.ts). */
   orders(): OrdersStore;
+  /** The domain's dependencies, for the creates answered without GraphQL (rendered-rows.ts). */
+  writer(): RouteWriter;
+}
+
+/**
+ * What a write that skips GraphQL needs: the domain's dependencies, and `wrote()`, which marks the client as
+ * a writer for its reads (src/db/replicas/), as Yoga's execution does for every mutation (src/http/read-client.ts).
+ */
+export interface RouteWriter {
+  deps: DomainDeps;
+  /** The request's API key, checked as the mutations' resolvers check it (requireWriter). */
+  apiKey: ApiKeyCheck;
+  wrote(): void;
+}
+
+/**
+ * Runs a write of the domain as the resolver would: the API key checked, the body parsed with the input's schema
+ * in REST's spelling (a refusal names the field in snake_case), the client marked as a writer before the write
+ * and again after it.
+ */
+export async function runDomainWrite<Schema extends z.ZodType, Result>(
+  writer: RouteWriter,
+  schema: Schema,
+  body: unknown,
+  write: (deps: DomainDeps, command: z.output<Schema>) => Promise<Result>,
+): Promise<Result> {
+  requireWriter(writer);
+  const command = parseInput(schema, restInput(schema, body), 'snake_case');
+  writer.wrote();
+  try {
+    return await write(writer.deps, command);
+  } finally {
+    writer.wrote();
+  }
 }
 
 export interface RouteResult {

@@ -1,9 +1,10 @@
-import { CreateOrderSchema, createOrderSchemaFor, parseUserId } from '../../domain/orders.ts';
+import { CreateOrderSchema, createOrder as createOrderInDomain, createOrderSchemaFor, parseUserId } from '../../domain/orders.ts';
 import { pageInfo } from '../../domain/order-list.ts';
 import { restOrderJson } from '../rendered-pages.ts';
+import { restCreatedOrderJson } from '../rendered-rows.ts';
 import { restOrder, restPage } from '../output.ts';
 import { orderFilter, pagination } from '../query.ts';
-import { ok, runWrite, type Route } from '../route.ts';
+import { ok, runDomainWrite, type Route } from '../route.ts';
 
 /** The order routes: create, list, a user's page, one order (the exports are in export.ts). */
 
@@ -31,11 +32,18 @@ export const createOrder: Route = {
   },
   body: true,
   write: true,
+  // The createOrder document's answer (the doc above): a new order rendered from the rows its statement
+  // returned (rendered-rows.ts); an exact replay, which answers 200 with the stored order, read as GET does.
   async handle(input, run) {
-    const { data } = await runWrite(run, 'createOrder', createOrderSchemaFor(input.registry), input.body);
-    const created = data.createOrder as { replayed: boolean; order: unknown };
-    // An exact replay answers 200 with the same order; a first creation 201.
-    return ok(restOrder(created.order), created.replayed ? 200 : 201);
+    const writer = input.writer();
+    const created = await runDomainWrite(writer, createOrderSchemaFor(input.registry), input.body, createOrderInDomain);
+    if (!created.stored) {
+      const { data } = await run('order', { orderId: created.orderId });
+      return ok(restOrder(data.order), created.replayed ? 200 : 201);
+    }
+    const { order, intents } = created.stored;
+    const json = restCreatedOrderJson(order, intents, writer.deps.now());
+    return { status: 201, result: undefined, json };
   },
 };
 

@@ -1,5 +1,6 @@
-import { CreateQuoteSchema } from '../../domain/quotes.ts';
-import { ok, runWrite, type Route } from '../route.ts';
+import { CreateQuoteSchema, createQuote } from '../../domain/quotes.ts';
+import { restQuoteJson } from '../rendered-rows.ts';
+import { ok, runDomainWrite, type Route } from '../route.ts';
 
 export const quoteRoutes: Route[] = [
   {
@@ -19,9 +20,10 @@ export const quoteRoutes: Route[] = [
     },
     body: true,
     write: true,
-    async handle(input, run) {
-      const { data } = await runWrite(run, 'createQuote', CreateQuoteSchema, input.body);
-      return ok(data.createQuote, 201);
+    // The createQuote document's answer (the doc above), rendered from the stored quote (rendered-rows.ts).
+    async handle(input) {
+      const quote = await runDomainWrite(input.writer(), CreateQuoteSchema, input.body, createQuote);
+      return { status: 201, result: undefined, json: restQuoteJson(quote) };
     },
   },
   {
