@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import type { AddressInfo } from 'node:net';
 import { runPrimary } from './cluster.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openPglite, openPostgres, type Database } from './db/database.ts';
@@ -86,7 +87,9 @@ async function main(): Promise<void> {
   server.listen(config.port, config.host, () => {
     server.off('error', listenFailed);
     const where = db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL';
-    logger.info(`order book listening on http://${config.host}:${config.port} (GraphQL at /graphql, ${where})`);
+    // The bound port, not config.port: with PORT=0 the OS picks one.
+    const { port } = server.address() as AddressInfo;
+    logger.info(`order book listening on http://${config.host}:${port} (GraphQL at /graphql, ${where})`);
   });
 
   let stopping = false;
