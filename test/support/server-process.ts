@@ -73,10 +73,10 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   let killed = false;
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => {
-      // A server that fails by itself (an exit code; signals come from the tests) shows in a test only as
-      // refused connections: its own last words say why.
-      if (!killed && code !== null && code !== 0) {
-        process.stderr.write(`server ${base || `pid ${child.pid}`} exited with code ${code}; its last output:\n${output.slice(-6000)}\n`);
+      // A running server that fails by itself (an exit code; signals come from the tests) shows in a test
+      // only as refused connections: its own last words say why. One that fails to start throws them below.
+      if (!killed && base && code !== null && code !== 0) {
+        process.stderr.write(`server ${base} exited with code ${code}; its last output:\n${output.slice(-6000)}\n`);
       }
       resolve(code);
     }),
