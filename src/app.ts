@@ -182,8 +182,8 @@ export function createApp(deps: AppDeps): App {
           const reads = readsFor(request);
           return { deps: domain, apiKey: checkApiKey(request, deps.config.apiKeys), wrote: () => reads.wrote() };
         },
-        health: () => new Response('Online', { headers: { 'content-type': 'text/plain; charset=utf-8' } }),
-        ready: () => readiness({ database: () => deps.db.ping() }, deps.optionalChecks),
+        health: (respond) => new respond('Online', { headers: { 'content-type': 'text/plain; charset=utf-8' } }),
+        ready: (respond) => readiness({ database: () => deps.db.ping() }, deps.optionalChecks, respond),
         relayerHealth: () => relayerHealth({ prisma: deps.db.prisma, now, ...deps.relayer }),
         onInternalError: (error, request) =>
           deps.logger.error({ err: error, reqId: requestIdOf(request), method: request.method }, 'unhandled error'),

@@ -9,11 +9,11 @@ type Checks = Record<string, () => Promise<unknown>>;
  * Optional ones (Redis) are reported but never make the instance unready: it serves without them,
  * and a load balancer must not take every instance out of rotation because a cache is away.
  */
-export async function readiness(required: Checks, optional: Checks = {}): Promise<Response> {
+export async function readiness(required: Checks, optional: Checks = {}, respond: typeof Response = Response): Promise<Response> {
   const [results, optionalResults] = await Promise.all([probe(required), probe(optional)]);
   const down = results.filter(([, state]) => state === 'down').map(([name]) => name);
-  if (down.length > 0) return envelope(503, `not ready: ${down.join(', ')} unreachable`, { 'retry-after': '5' });
-  return envelope(200, Object.fromEntries([...results, ...optionalResults]));
+  if (down.length > 0) return envelope(503, `not ready: ${down.join(', ')} unreachable`, { 'retry-after': '5' }, respond);
+  return envelope(200, Object.fromEntries([...results, ...optionalResults]), {}, respond);
 }
 
 function probe(checks: Checks) {

@@ -23,9 +23,12 @@ export interface RestOptions {
   orders: (request: Request) => OrdersStore;
   /** The domain's dependencies for the request, as its GraphQL context carries them. */
   writer: (request: Request) => RouteWriter;
-  /** Plain-text liveness (`Online`) and readiness (which dependency is down). */
-  health: () => Response;
-  ready: () => Promise<Response>;
+  /**
+   * Plain-text liveness (`Online`) and readiness (which dependency is down). `respond` is the server's own
+   * Response: Node's global one carries its body as a web stream, which costs more than the rest of the answer.
+   */
+  health: (respond: typeof Response) => Response;
+  ready: (respond: typeof Response) => Promise<Response>;
   relayerHealth: () => Promise<Response>;
   onInternalError: (error: unknown, request: Request) => void;
   /**
@@ -50,8 +53,8 @@ export function restPlugin(options: RestOptions): Plugin {
 
 async function handle(options: RestOptions, request: Request, url: URL, respond: typeof Response): Promise<Response> {
   try {
-    if (url.pathname === '/health') return allowOnly(request, ['GET'], options.health);
-    if (url.pathname === '/ready') return await allowOnlyAsync(request, ['GET'], options.ready);
+    if (url.pathname === '/health') return allowOnly(request, ['GET'], () => options.health(respond));
+    if (url.pathname === '/ready') return await allowOnlyAsync(request, ['GET'], () => options.ready(respond));
     if (url.pathname === '/relayer/health') return await allowOnlyAsync(request, ['GET'], options.relayerHealth);
 
     const matching = options.routes.matches(url.pathname);
