@@ -10,13 +10,12 @@
  *
  *   npx tsx test/bench/fresh-book.ts
  */
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { quoteThenOrder } from './create-floor.ts';
 import { SERVICE_ENV } from './node-flags.ts';
-import { start } from './processes.ts';
+import { recreateDatabase, start } from './processes.ts';
 
 const ROOT = process.env.SERVICE_ROOT ?? fileURLToPath(new URL('../../', import.meta.url));
 const ADMIN_URL = process.env.BENCH_FRESH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -32,19 +31,8 @@ interface Scans {
   inserted: number;
 }
 
-async function recreateDatabase() {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DATABASE}`);
-  await admin.end();
-  const migrate = spawn('npm', ['run', '--silent', 'db:migrate'], { cwd: ROOT, env: { ...process.env, DATABASE_URL }, stdio: 'inherit' });
-  const code = await new Promise((resolve) => migrate.once('exit', resolve));
-  if (code !== 0) throw new Error(`db:migrate failed (${code})`);
-}
-
 async function main() {
-  await recreateDatabase();
+  await recreateDatabase(ADMIN_URL, DATABASE_URL, ROOT);
   const service = await start('the service', 'src/server.ts', SERVICE_ENV, { root: ROOT, databaseUrl: DATABASE_URL });
   const port = service.port;
   const db = new pg.Client({ connectionString: DATABASE_URL });

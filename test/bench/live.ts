@@ -11,11 +11,11 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import pg from 'pg';
 import WebSocket from 'ws';
 import { freePort } from '../support/server-process.ts';
 import { type AnsweredCommand, BUCKET_MS, type OpenCommand } from './live-subscribers.ts';
 import { NODE_FLAGS, SERVICE_ENV } from './node-flags.ts';
+import { recreateDatabase } from './processes.ts';
 import { ROOT } from './settings.ts';
 
 const env = process.env;
@@ -62,17 +62,6 @@ process.on('exit', () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });
 process.on('SIGINT', () => process.exit(130));
-
-async function recreateDatabase() {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DATABASE}`);
-  await admin.end();
-  const migrate = spawn('npm', ['run', '--silent', 'db:migrate'], { cwd: ROOT, env: { ...env, DATABASE_URL }, stdio: 'inherit' });
-  const code = await new Promise((r) => migrate.once('exit', r));
-  if (code !== 0) throw new Error(`db:migrate failed (${code})`);
-}
 
 /** `npm start`'s command line (dist/server.js with its flags), production settings, caps raised for the run. */
 async function startInstance(extra: Record<string, string>) {
@@ -383,5 +372,5 @@ async function scenario(instances: number) {
   return result;
 }
 
-await recreateDatabase();
+await recreateDatabase(ADMIN_URL, DATABASE_URL);
 for (const n of INSTANCES) console.log(JSON.stringify(await scenario(n), null, 2));

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import pg from 'pg';
 import { freePort } from '../support/server-process.ts';
 import { nodeFlags, serverEnv } from './node-flags.ts';
 import { DATABASE_URL, ROOT } from './settings.ts';
@@ -54,6 +55,26 @@ export async function start(
       await exited;
     },
   };
+}
+
+/** Drops `url`'s database and creates it again, migrated by `root`'s migrations: a bench that starts from empty. */
+export async function recreateDatabase(adminUrl: string, url: string, root = ROOT): Promise<void> {
+  const database = new URL(url).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(database)} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}`);
+  } finally {
+    await admin.end();
+  }
+  const migrate = spawn('npm', ['run', '--silent', 'db:migrate'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: url },
+    stdio: 'inherit',
+  });
+  const code = await new Promise((resolve) => migrate.once('exit', resolve));
+  if (code !== 0) throw new Error(`db:migrate failed (${code})`);
 }
 
 export function stopAll(): void {
