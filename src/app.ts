@@ -187,6 +187,8 @@ export function createApp(deps: AppDeps): App {
         relayerHealth: () => relayerHealth({ prisma: deps.db.prisma, now, ...deps.relayer }),
         onInternalError: (error, request) =>
           deps.logger.error({ err: error, reqId: requestIdOf(request), method: request.method }, 'unhandled error'),
+        onClientError: (error, request) =>
+          deps.logger.info({ code: error.code, error: error.message, reqId: requestIdOf(request) }, 'client error'),
         onUnavailable: (error, request) =>
           deps.logger.warn({ err: (error as Error)?.message, reqId: requestIdOf(request) }, 'database unavailable'),
       }),

@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import { NotFoundError } from '../domain/errors.ts';
+import { DomainError, NotFoundError } from '../domain/errors.ts';
 import { CodedError, toClientError } from '../http/client-error.ts';
 import { apiKeyMessage, checkApiKey } from '../http/api-keys.ts';
 import { bearerToken, keyMatches } from '../http/auth.ts';
@@ -36,6 +36,11 @@ export interface RestOptions {
    * logs that for the document paths.
    */
   onUnavailable: (error: unknown, request: Request) => void;
+  /**
+   * A route that runs no GraphQL (a create, a rendered page) refused the request: logged as Yoga's error hook
+   * logs a document's refusal (src/http/yoga-logging.ts), so every refused request leaves the same line.
+   */
+  onClientError: (error: DomainError, request: Request) => void;
 }
 
 /**
@@ -52,6 +57,8 @@ export function restPlugin(options: RestOptions): Plugin {
 }
 
 async function handle(options: RestOptions, request: Request, url: URL, respond: typeof Response): Promise<Response> {
+  /** A route took the request: what it refuses is logged as a client error. */
+  let routed = false;
   try {
     if (url.pathname === '/health') return allowOnly(request, ['GET'], () => options.health(respond));
     if (url.pathname === '/ready') return await allowOnlyAsync(request, ['GET'], () => options.ready(respond));
@@ -74,6 +81,7 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
     if (match.route.watcher && !keyMatches(bearerToken(request), options.watcherKey)) {
       return envelope(401, 'recording escrow events needs Authorization: Bearer <WATCHER_KEY>', { 'www-authenticate': 'Bearer' }, respond);
     }
+    routed = true;
     const body = match.route.body ? await readJsonBody(request) : undefined;
     const result = await match.route.handle(
       {
@@ -93,6 +101,8 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
   } catch (error) {
     const clientError = toClientError(error);
     if (clientError.code === 'INTERNAL') options.onInternalError(error, request);
+    // A document's refusal is a CodedError, logged by Yoga already; an unknown path or method is no route's.
+    else if (routed && error instanceof DomainError && clientError.code !== 'UNAVAILABLE') options.onClientError(error, request);
     // A document path's error arrives as a CodedError, already logged by the masking.
     if (clientError.code === 'UNAVAILABLE' && !(error instanceof CodedError)) options.onUnavailable(error, request);
     return errorEnvelope(clientError, {}, respond);

@@ -4,7 +4,8 @@ import type { OrdersStore } from '../db/orders-store.ts';
 import type { DomainDeps } from '../domain/deps.ts';
 import { type ApiKeyCheck, requireWriter } from '../http/api-keys.ts';
 import type { Registry } from '../domain/registry/registry.ts';
-import { toClientError } from '../http/client-error.ts';
+import { CodedError, toClientError } from '../http/client-error.ts';
+import { DomainError } from '../domain/errors.ts';
 import type { DocumentName } from './documents.ts';
 import { graphqlInput, restInput } from './input.ts';
 import type { RouteDoc } from './openapi/route-doc.ts';
@@ -109,7 +110,14 @@ export async function runWrite(
   try {
     return await run(name, { input: { ...(graphqlInput(schema, body) as object), ...fromPath } });
   } catch (error) {
-    if (toClientError(error).code === 'BAD_REQUEST') parseInput(schema, restInput(schema, body), 'snake_case');
+    if (toClientError(error).code === 'BAD_REQUEST') {
+      try {
+        parseInput(schema, restInput(schema, body), 'snake_case');
+      } catch (respelled) {
+        // A coded error, as the document's own would be: Yoga has logged this refusal already.
+        throw respelled instanceof DomainError ? new CodedError(respelled.code, respelled.message) : respelled;
+      }
+    }
     throw error;
   }
 }
