@@ -51,14 +51,14 @@ describe('crashes and restarts under a write load', () => {
     db = await freshDatabase();
   });
   afterAll(async () => {
-    for (const s of servers) s.child.kill('SIGKILL');
+    await Promise.all(servers.map((s) => s.kill('SIGKILL')));
     await db?.drop();
   });
 
   it('kill -9: every acknowledged order survives, no quote is used twice', async () => {
     const first = await startServer({ DATABASE_URL: db.url });
     servers.push(first);
-    const figures = await underWriteLoad(first, () => first.child.kill('SIGKILL'), 3_000);
+    const figures = await underWriteLoad(first, () => void first.kill('SIGKILL'), 3_000);
     expect(await first.exited).toBeNull();
     const second = await startServer({ DATABASE_URL: db.url });
     servers.push(second);
@@ -78,7 +78,7 @@ describe('crashes and restarts under a write load', () => {
   it('SIGTERM: in-flight requests finish, the process exits 0, nothing acknowledged is lost', async () => {
     const server = await startServer({ DATABASE_URL: db.url });
     servers.push(server);
-    const figures = await underWriteLoad(server, () => server.child.kill('SIGTERM'), 2_000);
+    const figures = await underWriteLoad(server, () => void server.kill('SIGTERM'), 2_000);
     expect(await server.exited).toBe(0);
     const after = await startServer({ DATABASE_URL: db.url });
     servers.push(after);

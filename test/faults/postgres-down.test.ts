@@ -11,7 +11,7 @@ describe('PostgreSQL stopped under load', () => {
     server = await startServer({ DATABASE_URL: db.url });
   });
   afterAll(async () => {
-    server?.child.kill('SIGKILL');
+    await server?.kill('SIGKILL');
     startPostgres();
     await db?.drop();
   });

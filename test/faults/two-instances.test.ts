@@ -21,8 +21,7 @@ describe('two instances', () => {
     [a, b] = await Promise.all([startServer(env), startServer(env)]);
   });
   afterAll(async () => {
-    a?.child.kill('SIGKILL');
-    b?.child.kill('SIGKILL');
+    await Promise.all([a?.kill('SIGKILL'), b?.kill('SIGKILL')]);
     await db?.drop();
   });
 

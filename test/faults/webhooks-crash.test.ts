@@ -31,7 +31,7 @@ describe('webhooks across kill -9', () => {
     receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
   });
   afterAll(async () => {
-    for (const s of servers) s.child.kill('SIGKILL');
+    await Promise.all(servers.map((s) => s.kill('SIGKILL')));
     receiver?.closeAllConnections();
     receiver?.close();
     await db?.drop();

@@ -27,10 +27,11 @@ export interface ServerProcess {
 }
 
 /**
- * The port the process listens on, or undefined while it listens on none: a listening TCP socket in
- * /proc/net/tcp whose inode is one of the process's open files (Linux).
+ * The TCP ports the process listens on (the API's, and any other it opened: METRICS_PORT, an inspector):
+ * listening sockets in /proc/net/tcp{,6} whose inodes are among the process's open files. Linux only, as the
+ * suite is.
  */
-function listeningPort(pid: number): number | undefined {
+function listeningPorts(pid: number): number[] {
   let inodes: Set<string>;
   try {
     inodes = new Set(
@@ -44,13 +45,32 @@ function listeningPort(pid: number): number | undefined {
       }),
     );
   } catch {
-    return undefined; // the process is gone
+    return []; // the process is gone
   }
+  const ports: number[] = [];
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
-      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue; // tcp6 is missing on a kernel without IPv6
+    }
+    for (const line of text.split('\n').slice(1)) {
+      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode; 0A is LISTEN
       const fields = line.trim().split(/\s+/);
-      if (fields[3] === '0A' && inodes.has(fields[9]!)) return Number.parseInt(fields[1]!.split(':')[1]!, 16);
+      if (fields[3] === '0A' && inodes.has(fields[9]!)) ports.push(Number.parseInt(fields[1]!.split(':')[1]!, 16));
+    }
+  }
+  return ports;
+}
+
+/** The first of `ports` that answers /health with 200. */
+async function answeringHealth(ports: number[]): Promise<number | undefined> {
+  for (const port of ports) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return port;
+    } catch {
+      // listening, not answering yet
     }
   }
   return undefined;
@@ -62,6 +82,7 @@ function listeningPort(pid: number): number | undefined {
  * handed over could be taken by another test's server in between, which would then answer for it.
  */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  if (process.platform !== 'linux') throw new Error("startServer reads the server's port from /proc: Linux only");
   let output = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
@@ -71,43 +92,41 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   child.stderr!.on('data', (d) => (output += d));
   let base = '';
   let killed = false;
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      // A running server that fails by itself (an exit code; signals come from the tests) shows in a test
-      // only as refused connections: its own last words say why. One that fails to start throws them below.
-      if (!killed && base && code !== null && code !== 0) {
-        process.stderr.write(`server ${base} exited with code ${code}; its last output:\n${output.slice(-6000)}\n`);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // A running server that ends without being told to (an exit code, an abort, the OOM killer) shows in a test
+  // only as refused connections: its own last words say why. 'close': its output is all read by then.
+  child.once('close', (code, signal) => {
+    if (!killed && base)
+      process.stderr.write(`server ${base} ended by itself (${signal ?? `exit code ${code}`}); its last output:\n${output.slice(-6000)}\n`);
+  });
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL') => {
+    killed = true;
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
+  try {
+    const named = env.PORT && env.PORT !== '0' ? Number(env.PORT) : undefined;
+    for (const started = Date.now(); ; await new Promise((r) => setTimeout(r, 100))) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited:\n${output}`);
+      // Only the process's own sockets are asked: before it listens, whatever else holds a port would answer.
+      const own = listeningPorts(child.pid!);
+      const port = await answeringHealth(named === undefined ? own : own.filter((p) => p === named));
+      if (port !== undefined) {
+        base = `http://127.0.0.1:${port}`;
+        break;
       }
-      resolve(code);
-    }),
-  );
-  const started = Date.now();
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited:\n${output}`);
-    const port = env.PORT && env.PORT !== '0' ? Number(env.PORT) : listeningPort(child.pid!);
-    // Only once the process itself listens: before that, whatever else holds the port would answer.
-    if (port !== undefined && listeningPort(child.pid!) === port) {
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) {
-          base = `http://127.0.0.1:${port}`;
-          break;
-        }
-      } catch {
-        // listening, not answering yet
-      }
+      if (Date.now() - started > 60_000) throw new Error(`server did not start:\n${output}`);
     }
-    if (Date.now() - started > 60_000) throw new Error(`server did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
+  } catch (error) {
+    // A server that did not start is not left running (it would hold leases, ports, connections).
+    await kill();
+    throw error;
   }
   return {
     base,
     child,
     output: () => output,
     exited,
-    async kill(signal = 'SIGKILL') {
-      killed = true;
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      await exited;
-    },
+    kill,
   };
 }
