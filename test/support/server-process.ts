@@ -31,7 +31,7 @@ export interface ServerProcess {
  * listening sockets in /proc/net/tcp{,6} whose inodes are among the process's open files. Linux only, as the
  * suite is.
  */
-function listeningPorts(pid: number): number[] {
+export function listeningPorts(pid: number): number[] {
   let inodes: Set<string>;
   try {
     inodes = new Set(

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from '../../support/server-process.ts';
+import { freePort, listeningPorts } from '../../support/server-process.ts';
 import { fileURLToPath } from 'node:url';
 import { createPublicClient, createWalletClient, defineChain, http, type Account, type Hex, type PublicClient, toHex } from 'viem';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
@@ -56,7 +56,20 @@ function walletFor(url: string, chainId: number, account: Account) {
  * per transaction), so confirmations accrue as on a real chain; 0 leaves mining to the test.
  */
 export async function startNode(chainId: number, options: { blockMs?: number } = {}): Promise<LocalNode> {
-  const port = await freePort();
+  // The port is picked here (Hardhat prints no port of its own choosing) and could be taken by another
+  // test's server before the node binds it: then the node exits, and it starts again on another port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNodeOn(await freePort(), chainId, options);
+    } catch (error) {
+      if (attempt >= 3 || !(error instanceof PortTaken)) throw error;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startNodeOn(port: number, chainId: number, options: { blockMs?: number }): Promise<LocalNode> {
   const url = `http://127.0.0.1:${port}`;
   let output = '';
   const child: ChildProcess = spawn(
@@ -88,16 +101,27 @@ export async function startNode(chainId: number, options: { blockMs?: number } =
     if (body.error) throw new Error(`${method}: ${body.error.message}`);
     return body.result as T;
   };
-  const started = Date.now();
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`hardhat node exited:\n${output}`);
-    try {
-      if (Number(await rpc<string>('eth_chainId')) === chainId) break;
-    } catch {
-      // not listening yet
+  try {
+    const started = Date.now();
+    for (;;) {
+      if (child.exitCode !== null) {
+        const Failure = /EADDRINUSE/.test(output) ? PortTaken : Error;
+        throw new Failure(`hardhat node exited:\n${output}`);
+      }
+      // Asked only once the node itself holds the port: before that, another test's node could answer.
+      try {
+        if (listeningPorts(child.pid!).includes(port) && Number(await rpc<string>('eth_chainId')) === chainId) break;
+      } catch {
+        // not answering yet
+      }
+      if (Date.now() - started > 60_000) throw new Error(`hardhat node did not start:\n${output}`);
+      await new Promise((r) => setTimeout(r, 100));
     }
-    if (Date.now() - started > 60_000) throw new Error(`hardhat node did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
+  } catch (error) {
+    // A node that did not start is not left running.
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await exited;
+    throw error;
   }
 
   const client = createPublicClient({ transport: http(url), pollingInterval: 50 });
