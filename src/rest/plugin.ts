@@ -101,10 +101,12 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
   } catch (error) {
     const clientError = toClientError(error);
     if (clientError.code === 'INTERNAL') options.onInternalError(error, request);
-    // A document's refusal is a CodedError, logged by Yoga already; an unknown path or method is no route's.
-    else if (routed && error instanceof DomainError && clientError.code !== 'UNAVAILABLE') options.onClientError(error, request);
-    // A document path's error arrives as a CodedError, already logged by the masking.
-    if (clientError.code === 'UNAVAILABLE' && !(error instanceof CodedError)) options.onUnavailable(error, request);
+    // A document path's error arrives as a CodedError, already logged by Yoga's masking and logging.
+    else if (!(error instanceof CodedError)) {
+      if (clientError.code === 'UNAVAILABLE') options.onUnavailable(error, request);
+      // An unknown path or a wrong method is no route's refusal.
+      else if (routed && error instanceof DomainError) options.onClientError(error, request);
+    }
     return errorEnvelope(clientError, {}, respond);
   }
 }
