@@ -36,6 +36,12 @@ describe('HTTP surface', () => {
     const stats = await t.rest('POST', '/stats', {});
     expect(stats.status).toBe(405);
     expect(stats.headers.get('allow')).toBe('GET');
+    for (const path of ['/health', '/ready', '/relayer/health']) {
+      const health = await t.rest('POST', path, {});
+      expect(health.status, path).toBe(405);
+      expect(health.headers.get('allow'), path).toBe('GET');
+      expect(health.body, path).toEqual({ status: 'Error', result: 'method POST is not allowed; use GET' });
+    }
   });
 
   it('415s a body that is not JSON', async ({ t }) => {

@@ -60,9 +60,9 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
   /** A route took the request: what it refuses is logged as a client error. */
   let routed = false;
   try {
-    if (url.pathname === '/health') return allowOnly(request, ['GET'], () => options.health(respond));
-    if (url.pathname === '/ready') return await allowOnlyAsync(request, ['GET'], () => options.ready(respond));
-    if (url.pathname === '/relayer/health') return await allowOnlyAsync(request, ['GET'], options.relayerHealth);
+    if (url.pathname === '/health') return allowOnly(request, respond, () => options.health(respond));
+    if (url.pathname === '/ready') return await allowOnlyAsync(request, respond, () => options.ready(respond));
+    if (url.pathname === '/relayer/health') return await allowOnlyAsync(request, respond, options.relayerHealth);
 
     const matching = options.routes.matches(url.pathname);
     if (matching.length === 0) throw new NotFoundError(`no such path: ${request.method} ${url.pathname}`);
@@ -95,7 +95,7 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
       },
       options.run(request),
     );
-    if (result.response) return request.method === 'HEAD' ? await headersOnly(result.response) : result.response;
+    if (result.response) return request.method === 'HEAD' ? await headersOnly(result.response, respond) : result.response;
     if (result.json !== undefined) return envelopeJson(result.status, result.json, result.headers, respond);
     return envelope(result.status, result.result, result.headers, respond);
   } catch (error) {
@@ -115,19 +115,18 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
  * A HEAD gets a stream's status and headers without its body. Node drops a HEAD's body as it is written,
  * so the stream never waits for the client: left running, an export would read every page for nothing.
  */
-async function headersOnly(response: Response): Promise<Response> {
+async function headersOnly(response: Response, respond: typeof Response): Promise<Response> {
   await response.body?.cancel();
-  return new Response(null, { status: response.status, headers: response.headers });
+  return new respond(null, { status: response.status, headers: response.headers });
 }
 
-function allowOnly(request: Request, methods: string[], respond: () => Response): Response {
-  if (methods.includes(request.method) || (request.method === 'HEAD' && methods.includes('GET'))) return respond();
-  return envelope(405, `method ${request.method} is not allowed; use ${methods.join(', ')}`, {
-    allow: methods.join(', '),
-  });
+/** The health routes answer GET and HEAD; any other method is a 405 naming them. */
+function allowOnly(request: Request, respond: typeof Response, answer: () => Response): Response {
+  if (request.method === 'GET' || request.method === 'HEAD') return answer();
+  return envelope(405, `method ${request.method} is not allowed; use GET`, { allow: 'GET' }, respond);
 }
 
-async function allowOnlyAsync(request: Request, methods: string[], respond: () => Promise<Response>) {
-  if (methods.includes(request.method) || request.method === 'HEAD') return respond();
-  return allowOnly(request, methods, () => new Response());
+async function allowOnlyAsync(request: Request, respond: typeof Response, answer: () => Promise<Response>) {
+  if (request.method === 'GET' || request.method === 'HEAD') return answer();
+  return allowOnly(request, respond, () => new respond());
 }
