@@ -7,6 +7,7 @@ import { createHttpServer } from './http/node-server.ts';
 import { serveMetricsOnPort } from './http/metrics.ts';
 import { createLogger } from './logger.ts';
 import { connectRedis } from './redis.ts';
+import { RegistryError } from './domain/registry/registry.ts';
 import { createRuntime } from './runtime.ts';
 import { startTracing } from './tracing.ts';
 import { serveWebSockets } from './websocket.ts';
@@ -123,5 +124,6 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(`failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
+  // A bad ASSETS_FILE is a bad setting like any other (README, Configuration: exit code 2).
+  process.exit(error instanceof RegistryError ? 2 : 1);
 });

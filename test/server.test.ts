@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,6 +71,34 @@ describe.skipIf(TEST_DB !== 'pglite')('npm start', () => {
       expect(stderr).toContain(`failed to start: cannot listen on 127.0.0.1:${takenPort} (EADDRINUSE)`);
     } finally {
       taken.close();
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  }, 40_000);
+
+  it('exits 2 with every problem named when ASSETS_FILE is bad, as for any bad setting', async () => {
+    const otherDir = mkdtempSync(join(tmpdir(), 'obg-data-'));
+    const assets = join(otherDir, 'assets.json');
+    writeFileSync(assets, JSON.stringify({ fee_bips: -1, chains: [], assets: [] }));
+    try {
+      const bad = spawn(process.execPath, ['dist/server.js'], {
+        env: { ...process.env, PORT: '0', DATA_DIR: otherDir, DATABASE_URL: '', ASSETS_FILE: assets, LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      bad.stderr!.on('data', (d) => (stderr += d));
+      const code = await new Promise<number | null>((resolve) => {
+        const timer = setTimeout(() => {
+          bad.kill('SIGKILL');
+          resolve(null);
+        }, 30_000);
+        bad.once('exit', (exitCode) => {
+          clearTimeout(timer);
+          resolve(exitCode);
+        });
+      });
+      expect(stderr).toContain(`Invalid asset registry (${assets})`);
+      expect(code).toBe(2);
+    } finally {
       rmSync(otherDir, { recursive: true, force: true });
     }
   }, 40_000);

@@ -20,7 +20,7 @@ import { INT, INTENT, ORDER, QUOTE, TEXT, TEXT_LIST, qualified, readRow, unnestC
  * Only the list pages and the quote-to-order path are here; everything else stays on Prisma Client.
  */
 export interface RowReads {
-  /** Orders whose id is in `ids`, newest first; with their intents when `withIntents` (see OrderRead). */
+  /** Orders whose id is in `ids`, newest first; with their intents when `withIntents`. */
   ordersById(ids: readonly string[], withIntents?: boolean): Promise<Order[]>;
   /** How many orders there are, or how many one user has (an index-only count). */
   countOrders(userId?: string): Promise<number>;

@@ -3,7 +3,7 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import { PollingLoop } from '../polling-loop.ts';
 
 /**
- * Folds the statistics deltas into the rollups (README, Statistics): the triggers on `orders` only append
+ * Folds the statistics deltas into the rollups (README, How it is built: Statistics): the triggers on `orders` only append
  * to stats_deltas, and each round moves what is there into stats_hourly, stats_pairs, stats_assets,
  * stats_pending and stats_users with stats_fold() (prisma/sql/stats-triggers.sql), one statement that
  * deletes what it folds. Readers add the unfolded deltas themselves, so a late or skipped round changes no

@@ -3,7 +3,7 @@ import type { ClientError } from './client-error.ts';
 import { HTTP_STATUS } from './status.ts';
 
 /**
- * The seed's envelope; every REST answer but /health uses it, errors included. `respond` is the Response
+ * The seed's envelope; every REST answer uses it, errors included, but /health, /relayer/health and the exports' bodies. `respond` is the Response
  * class to build it with: the REST plugin passes Yoga's (its fetchAPI), whose text body Yoga writes to the
  * socket in one call with its Content-Length; the platform's Response body is a stream, sent chunked.
  */

@@ -3,7 +3,7 @@ import { parse, type DocumentNode } from 'graphql';
 /**
  * The fixed GraphQL documents behind the REST paths. Aliases give the REST API's snake_case names, so a
  * REST response is a GraphQL result with the envelope around it. Parsed once at start-up and
- * validated against the schema by test/rest-documents.test.ts.
+ * validated against the schema by test/schema.test.ts.
  */
 
 const INTENT_FIELDS = /* GraphQL */ `

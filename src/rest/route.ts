@@ -87,7 +87,7 @@ export interface Route {
   write?: boolean;
   /** Chain-watcher ingestion: needs WATCHER_KEY (checked before the body). */
   watcher?: boolean;
-  /** What the OpenAPI document says of it (src/rest/openapi.ts builds the rest from the GraphQL document). */
+  /** What the OpenAPI document says of it (src/rest/openapi/operations.ts builds the rest from the GraphQL document). */
   doc: RouteDoc;
   handle(input: RouteInput, run: RunDocument): Promise<RouteResult>;
 }

@@ -3,7 +3,7 @@
  * service returns for the same request (test/bench-floor-matches-service.test.ts compares them), so a ratio compares equal work.
  * None of the service's checks, limits, logging or GraphQL layer: each request is one SQL statement in which
  * PostgreSQL builds the JSON (row_to_json, compact, keys in column order), and Node only wraps it. The create
- * path's floor is pgbench (./create.pgbench.sql), not this server.
+ * path's floor is pgbench (./create-floor.ts), not this server.
  *
  *   PORT=4100 DATABASE_URL=... tsx test/bench/floor.ts
  *
@@ -245,7 +245,7 @@ export async function readBook(databaseUrl: string): Promise<{ users: string[]; 
       await db.query(`SELECT created_at, id FROM orders ORDER BY created_at DESC, id DESC
         OFFSET (SELECT least(100000, count(*) / 2) FROM orders) LIMIT 1`)
     ).rows;
-    if (users.length === 0 || !deep) throw new Error(`${databaseUrl} needs the bench's seed (README, Performance)`);
+    if (users.length === 0 || !deep) throw new Error(`${databaseUrl} needs the bench's seed (test/bench/README.md, Reproduce a run)`);
     return { users, deepCursor: serviceCursor(deep.created_at as Date, deep.id as string) };
   } finally {
     await db.end();

@@ -115,7 +115,7 @@ async function main(): Promise<void> {
   const [{ orders }] = (await db.query(`SELECT count(*)::int AS orders FROM orders`)).rows;
   if (orders < MIN_ORDERS) {
     throw new Error(
-      `${DATABASE_URL} holds ${orders} orders, fewer than ${MIN_ORDERS}. Seed it first (README, Performance), ` +
+      `${DATABASE_URL} holds ${orders} orders, fewer than ${MIN_ORDERS}. Seed it first (test/bench/README.md, Reproduce a run), ` +
         `or set BENCH_MIN_ORDERS to bench a smaller book`,
     );
   }

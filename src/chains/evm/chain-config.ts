@@ -6,7 +6,7 @@ import type { Chain, Registry } from '../../domain/registry/registry.ts';
  * The settings of each EVM chain that is real in this deployment: the registry's `rpc_url`,
  * `registry_address` (the escrow contract), `confirmations` and `start_block`, each overridable by
  * EVM_<CHAIN>_RPC_URL, _ESCROW_ADDRESS, _CONFIRMATIONS and _START_BLOCK. A chain with no RPC URL
- * stays on the simulated chain, so with nothing configured the service behaves as before.
+ * stays on the simulated chain, so with nothing configured every chain is simulated.
  */
 
 export interface EvmChainSettings {

@@ -107,7 +107,7 @@ function readJson(file: string | URL, label: string): unknown {
   }
 }
 
-// Identifiers as the API accepts them (see requireAssetId): lowercase, no colon.
+// Identifiers as the API accepts them (see assetId, src/domain/input.ts): lowercase, no colon.
 const CHAIN_ID = /^[a-z0-9_-]+$/;
 const ASSET_ID = /^([a-z0-9_-]+):([a-z0-9_.-]+)$/;
 
