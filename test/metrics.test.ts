@@ -3,7 +3,7 @@ import { getMetricsFromIterator, type PromMetrics } from 'prom2javascript';
 import { describe, expect } from 'vitest';
 import { buildSchema } from 'graphql';
 import { deprecatesFields } from '../src/schema/deprecations.ts';
-import { serveMetricsOnPort } from '../src/http/metrics.ts';
+import { OPERATION_NAMES, serveMetricsOnPort } from '../src/http/metrics.ts';
 import { schema } from '../src/schema/index.ts';
 import { type TestApp, it } from './support/app.ts';
 import { TEST_DB } from './support/database.ts';
@@ -73,6 +73,36 @@ describe('GET /metrics', () => {
     const after = await scrape(t);
     expect(sample(after, 'graphql_envelop_request_duration', op)).toBe(ran + 1);
     expect(sample(after, 'orderbook_errors_total', { api: 'graphql', code: 'NOT_FOUND' })).toBe(gqlNotFound + 1);
+  });
+
+  it('keeps at most OPERATION_NAMES operation names as labels; later made-up names share "other"', async ({ t }) => {
+    const names = (metrics: PromMetrics, metric = 'graphql_envelop_request') =>
+      new Set(((metrics[metric]?.data ?? []) as { labels: Record<string, string> }[]).map((d) => d.labels.operationName));
+    const seen = names(await scrape(t)).size;
+    // Past the bound by 20, and one name that is no GraphQL name (sent as the operationName parameter).
+    const made = Array.from({ length: OPERATION_NAMES + 20 - seen }, (_, i) => `Made${i}`);
+    for (const name of made) await t.gql(`query ${name} { __typename }`);
+    const odd = await t.app.fetch('http://test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }', operationName: 'x'.repeat(200) }),
+    });
+    expect(odd.status).toBeLessThan(500);
+
+    const after = await scrape(t);
+    const labelled = names(after);
+    expect(labelled.size).toBe(OPERATION_NAMES + 1);
+    expect(labelled.has('other')).toBe(true);
+    expect(labelled.has(made[0]!)).toBe(true);
+    expect(labelled.has(made.at(-1)!)).toBe(false);
+    expect(sample(after, 'graphql_envelop_request', { operationName: 'other', operationType: 'query' })).toBeGreaterThanOrEqual(20);
+    // Every GraphQL metric is bounded the same way, and errors carry no path (its list indexes).
+    for (const metric of ['graphql_envelop_request_duration', 'graphql_envelop_phase_validate', 'graphql_envelop_phase_execute']) {
+      expect(names(after, metric).size, metric).toBe(OPERATION_NAMES + 1);
+    }
+    expect(
+      ((after.graphql_envelop_error_result?.data ?? []) as { labels: Record<string, string> }[]).every((d) => !('path' in d.labels)),
+    ).toBe(true);
   });
 
   it('counts deprecated fields only for a schema that deprecates one (the count walks every document)', async ({ t }) => {

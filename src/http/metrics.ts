@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
+import { createCounter, createHistogram, type FillLabelsFnParams, usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { Plugin } from 'graphql-yoga';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ErrorCode } from '../domain/errors.ts';
@@ -52,6 +52,26 @@ export interface Metrics {
 }
 
 const LATENCY_BUCKETS: [number, ...number[]] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * Operation names are the client's to choose, and each one is a set of series in every GraphQL metric: the
+ * first OPERATION_NAMES distinct names (each a GraphQL name of at most 64 characters) keep their own label,
+ * later ones share `other`, so no stream of made-up names can grow /metrics or the process without bound.
+ */
+export const OPERATION_NAMES = 100;
+const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
+
+function boundedOperationLabels(): (params: FillLabelsFnParams) => { operationType: string; operationName: string } {
+  const named = new Set<string>();
+  return ({ operationName, operationType }) => {
+    let name = operationName || 'Anonymous';
+    if (!named.has(name)) {
+      if (named.size < OPERATION_NAMES && OPERATION_NAME.test(name)) named.add(name);
+      else name = 'other';
+    }
+    return { operationType: operationType ?? 'unknown', operationName: name };
+  };
+}
 /** The code of an error response: the domain error's own, else the one code its status stands for. */
 function codeOfStatus(status: number): string {
   const codes = (Object.entries(HTTP_STATUS) as [ErrorCode, number][]).filter(([, s]) => s === status);
@@ -213,19 +233,58 @@ export function createMetrics(sources: MetricSources): Metrics {
           };
         },
       };
+      const operation = boundedOperationLabels();
+      const perOperation = ['operationType', 'operationName'] as const;
+      const latency = <Phase extends 'validate' | 'execute' | 'subscribe'>(name: string, help: string, phases: [Phase, ...Phase[]]) =>
+        createHistogram<Phase, (typeof perOperation)[number]>({
+          registry,
+          histogram: { name, help, labelNames: perOperation, buckets: LATENCY_BUCKETS },
+          fillLabelsFn: operation,
+          phases,
+        });
       const graphql = usePrometheus({
         registry,
         // Served above, with the rest of the registry (and optionally on its own port).
         endpoint: false,
         // Per operation (operationName, operationType) of /graphql requests. The plugin labels an operation
         // when it is parsed, so the REST layer's pre-parsed documents are counted per route above instead.
+        // Every metric is labelled through `operation`, which bounds the names a client can make up.
         metrics: {
-          graphql_envelop_request: true,
-          graphql_envelop_request_duration: LATENCY_BUCKETS,
-          graphql_envelop_error_result: true,
-          graphql_envelop_deprecated_field: countDeprecatedFields,
-          graphql_envelop_phase_validate: LATENCY_BUCKETS,
-          graphql_envelop_phase_execute: LATENCY_BUCKETS,
+          graphql_envelop_request: createCounter({
+            registry,
+            counter: { name: 'graphql_envelop_request', help: 'GraphQL operations executed', labelNames: perOperation },
+            fillLabelsFn: operation,
+            phases: ['execute', 'subscribe'],
+          }),
+          graphql_envelop_request_duration: latency('graphql_envelop_request_duration', 'Time from parse to the end of execution', [
+            'execute',
+            'subscribe',
+          ]),
+          // Without the plugin's `path` label: an error's path holds list indexes, one series each.
+          graphql_envelop_error_result: createCounter({
+            registry,
+            counter: { name: 'graphql_envelop_error_result', help: 'Errors in GraphQL results', labelNames: [...perOperation, 'phase'] },
+            fillLabelsFn: (params) => ({ ...operation(params), phase: params.errorPhase ?? 'unknown' }),
+            phases: ['parse', 'validate', 'context', 'execute', 'subscribe'],
+          }),
+          graphql_envelop_deprecated_field: countDeprecatedFields
+            ? createCounter({
+                registry,
+                counter: {
+                  name: 'graphql_envelop_deprecated_field',
+                  help: 'Deprecated fields selected by operations',
+                  labelNames: [...perOperation, 'fieldName', 'typeName'],
+                },
+                fillLabelsFn: (params) => ({
+                  ...operation(params),
+                  fieldName: params.deprecationInfo?.fieldName ?? '',
+                  typeName: params.deprecationInfo?.typeName ?? '',
+                }),
+                phases: ['parse'],
+              })
+            : false,
+          graphql_envelop_phase_validate: latency('graphql_envelop_phase_validate', 'Time validating an operation', ['validate']),
+          graphql_envelop_phase_execute: latency('graphql_envelop_phase_execute', 'Time executing an operation', ['execute']),
           // Left out (the plugin turns them on unless told): parse and context time are noise here, the
           // summary repeats the histogram, and the schema never changes at run time.
           graphql_envelop_phase_parse: false,
