@@ -267,6 +267,25 @@ describe('GraphQL reads', () => {
     expect((await page(legacy)).data.ordersConnection.edges.map((e: Json) => e.node.orderId)).toEqual(ids.slice(3, 5));
   });
 
+  it('pages by cursors alone (no node selected), and refuses mixed directions as a bad request', async ({ t }) => {
+    const ids = newestFirst();
+    const full = await t.gql(`{ ordersConnection(first: 3) { edges { cursor node { orderId } } } }`);
+    const cursors = full.data.ordersConnection.edges.map((e: Json) => e.cursor);
+    const bare = await t.gql(`{ ordersConnection(first: 3) { edges { cursor } pageInfo { hasNextPage endCursor } } }`);
+    expect(bare.errors).toBeUndefined();
+    expect(bare.data.ordersConnection.edges.map((e: Json) => e.cursor)).toEqual(cursors);
+    expect(bare.data.ordersConnection.pageInfo).toEqual({ hasNextPage: ids.length > 3, endCursor: cursors[2] });
+    const info = await t.gql(`{ ordersConnection(first: 1) { pageInfo { hasNextPage } } }`);
+    expect(info.errors).toBeUndefined();
+    expect(info.data).toEqual({ ordersConnection: { pageInfo: { hasNextPage: ids.length > 1 } } });
+
+    for (const mixed of [`first: 1, before: "${cursors[1]}"`, `last: 1, after: "${cursors[1]}"`]) {
+      const reply = await t.gql(`{ ordersConnection(${mixed}) { edges { cursor } } }`);
+      expect(reply.errors?.[0]?.extensions?.code, mixed).toBe('BAD_REQUEST');
+      expect(reply.errors?.[0]?.message, mixed).toMatch(/cannot be used together/);
+    }
+  });
+
   it('caps connection pages at 100', async ({ t }) => {
     const reply = await t.gql(`{ ordersConnection(first: 101) { edges { cursor } } }`);
     expect(reply.errors?.[0]).toMatchObject({ message: 'first must be from 0 to 100', extensions: { code: 'BAD_REQUEST' } });

@@ -34,6 +34,15 @@ export function maskError(error: unknown, message: string, logger: Logger): Erro
       extensions: { code: 'BAD_REQUEST' },
     });
   }
+  // plugin-relay's other argument checks (a direction's size with the other direction's cursor).
+  if (original instanceof PothosValidationError) {
+    const gqlError = error instanceof GraphQLError ? error : undefined;
+    const mixed = /^Arguments "(\w+)" and "(\w+)" are not supported at the same time/.exec(original.message);
+    const text = mixed
+      ? `${mixed[1]} and ${mixed[2]} cannot be used together: page forwards with first and after, backwards with last and before`
+      : original.message;
+    return new GraphQLError(text, { nodes: gqlError?.nodes, path: gqlError?.path, extensions: { code: 'BAD_REQUEST' } });
+  }
   const client = toClientError(original);
   if (client.code === 'INTERNAL') {
     logger.error({ err: original }, 'internal error in a resolver');
