@@ -32,7 +32,7 @@ import { subscriptionLimitPlugin } from './http/subscription-limits.ts';
 import type { TransportLimits } from './http/transport-limits.ts';
 import { requestIdOf, requestLogPlugin } from './http/request-log.ts';
 import { yogaLogging } from './http/yoga-logging.ts';
-import { apiDocsPlugin } from './rest/api-docs.ts';
+import { API_DOCS_PATHS, apiDocsPlugin } from './rest/api-docs.ts';
 import { explorerPlugin } from './explorer/serve.ts';
 import { restPlugin } from './rest/plugin.ts';
 import { routeMatcher } from './rest/route-matcher.ts';
@@ -115,6 +115,8 @@ export function createApp(deps: AppDeps): App {
   };
 
   const builtGraphiql = builtGraphiqlPlugin(GRAPHQL_ENDPOINT);
+  // /metrics on the API's port, unless metrics are off or have a port of their own.
+  const metricsServePath = deps.metrics && deps.config.metrics.port === undefined ? '/metrics' : undefined;
   const yoga: App = createYoga<Record<string, never>, GraphQLContext>({
     schema,
     context,
@@ -142,7 +144,7 @@ export function createApp(deps: AppDeps): App {
       builtGraphiql ?? {},
       ...(deps.metrics?.plugins({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
-        servePath: deps.config.metrics.port === undefined ? '/metrics' : undefined,
+        servePath: metricsServePath,
         countDeprecatedFields: DEPRECATES_FIELDS,
         routePatternOf: restRoutes.patternOf,
       }) ?? []),
@@ -171,6 +173,7 @@ export function createApp(deps: AppDeps): App {
       explorerPlugin(),
       restPlugin({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
+        readOnlyPaths: new Set([...API_DOCS_PATHS, ...(metricsServePath ? [metricsServePath] : [])]),
         routes: restRoutes,
         apiKeys: deps.config.apiKeys,
         watcherKey: deps.config.watcherKey,

@@ -36,6 +36,28 @@ describe('HTTP surface', () => {
     const stats = await t.rest('POST', '/stats', {});
     expect(stats.status).toBe(405);
     expect(stats.headers.get('allow')).toBe('GET');
+    // Paths other plugins serve to GET: the API document, its page, /metrics.
+    for (const path of ['/openapi.json', '/docs', '/docs/redoc.standalone.js', '/metrics']) {
+      const wrong = await t.rest('POST', path, {});
+      expect(wrong.status, path).toBe(405);
+      expect(wrong.headers.get('allow'), path).toBe('GET');
+      expect(wrong.body, path).toEqual({ status: 'Error', result: `method POST is not allowed on ${path}; use GET` });
+    }
+    // /graphql: GET and POST; any other method gets the envelope, with or without a body, before CSRF or GraphQL.
+    for (const [method, headers] of [
+      ['PUT', {}],
+      ['DELETE', {}],
+      ['PATCH', { 'content-type': 'application/json' }],
+    ] as const) {
+      const wrong = await t.app.fetch('http://test/graphql', {
+        method,
+        headers,
+        body: method === 'PATCH' ? '{"query":"{ __typename }"}' : undefined,
+      });
+      expect(wrong.status, method).toBe(405);
+      expect(wrong.headers.get('allow'), method).toBe('GET, POST');
+      expect(await wrong.json(), method).toEqual({ status: 'Error', result: `method ${method} is not allowed on /graphql; use GET, POST` });
+    }
     for (const path of ['/health', '/ready', '/relayer/health']) {
       const health = await t.rest('POST', path, {});
       expect(health.status, path).toBe(405);

@@ -15,6 +15,8 @@ import { routes } from './routes.ts';
 
 export { DOCS_PATH, OPENAPI_PATH };
 const REDOC_SCRIPT_PATH = '/docs/redoc.standalone.js';
+/** The paths this plugin serves, to GET and HEAD. */
+export const API_DOCS_PATHS: readonly string[] = [OPENAPI_PATH, DOCS_PATH, REDOC_SCRIPT_PATH];
 const DOCS_DIR = fileURLToPath(new URL('dist/docs/', PROJECT_ROOT));
 
 let document: string | undefined;

@@ -11,6 +11,8 @@ import type { RouteWriter, RunDocument } from './route.ts';
 
 export interface RestOptions {
   graphqlEndpoint: string;
+  /** Paths other plugins serve to GET and HEAD only (the API document, /docs, /metrics): any other method is a 405. */
+  readOnlyPaths: ReadonlySet<string>;
   /** The route table's matcher (src/rest/routes.ts). */
   routes: RouteMatcher;
   apiKeys: readonly string[];
@@ -43,6 +45,9 @@ export interface RestOptions {
   onClientError: (error: DomainError, request: Request) => void;
 }
 
+/** What /graphql answers: queries over GET, everything over POST; OPTIONS is CORS' preflight. */
+const GRAPHQL_METHODS = new Set(['GET', 'HEAD', 'POST', 'OPTIONS']);
+
 /**
  * Answers every path but the GraphQL endpoint: the REST paths (README), health, and the envelope for
  * unknown paths (404) and wrong methods (405 with Allow).
@@ -50,7 +55,14 @@ export interface RestOptions {
 export function restPlugin(options: RestOptions): Plugin {
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
-      if (url.pathname === options.graphqlEndpoint) return;
+      if (url.pathname === options.graphqlEndpoint) {
+        // Before Yoga's own parsing, which would answer a PUT with a CSRF refusal or a GraphQL error.
+        if (!GRAPHQL_METHODS.has(request.method)) {
+          const message = `method ${request.method} is not allowed on ${url.pathname}; use GET, POST`;
+          endResponse(envelope(405, message, { allow: 'GET, POST' }, fetchAPI.Response));
+        }
+        return;
+      }
       endResponse(await handle(options, request, url, fetchAPI.Response));
     },
   };
@@ -64,6 +76,9 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
     if (url.pathname === '/ready') return await allowOnlyAsync(request, respond, () => options.ready(respond));
     if (url.pathname === '/relayer/health') return await allowOnlyAsync(request, respond, options.relayerHealth);
 
+    if (options.readOnlyPaths.has(url.pathname) && request.method !== 'GET' && request.method !== 'HEAD') {
+      return envelope(405, `method ${request.method} is not allowed on ${url.pathname}; use GET`, { allow: 'GET' }, respond);
+    }
     const matching = options.routes.matches(url.pathname);
     if (matching.length === 0) throw new NotFoundError(`no such path: ${request.method} ${url.pathname}`);
     const method = request.method === 'HEAD' ? 'GET' : request.method;
