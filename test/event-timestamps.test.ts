@@ -28,6 +28,17 @@ describe('event timestamps', () => {
     expect(claim.body.result).toMatch(/^a claim cannot be dated before the destination escrow's create/);
   }, 90_000);
 
+  it('refuses a date no calendar has, naming the field, before anything is recorded', async ({ t }) => {
+    const { src } = await order(t);
+    for (const timestamp of ['2026-02-30T18:00:00Z', '2026-04-31T00:00:00Z', '2026-01-01T23:60:00Z']) {
+      const reply = await postEvent(t, src, { ...escrowEvent('create', 10), timestamp });
+      expect(reply.status, timestamp).toBe(400);
+      expect(reply.body.result, timestamp).toBe('timestamp must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z');
+    }
+    // Leap day in a leap year is a date.
+    expect((await postEvent(t, src, { ...escrowEvent('create', 10), timestamp: '2028-02-29T00:00:00Z' })).status).toBe(200);
+  }, 90_000);
+
   it('takes dates far from our clock as the chain gives them (a chain clock may run ahead); durations stay finite', async ({ t }) => {
     const { src, dst, secret } = await order(t);
     expect((await postEvent(t, src, escrowEvent('create', 10, {}, new Date('1970-01-01T00:00:00Z')))).status).toBe(200);

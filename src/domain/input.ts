@@ -69,15 +69,37 @@ export const assetId = text(128)
   .regex(/^[a-zA-Z0-9_-]+:[a-zA-Z0-9_.-]+$/, { error: 'must be an asset id of the form chain:token', abort: true })
   .transform((value) => value.toLowerCase());
 
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/;
 const TIMESTAMP_RULE = 'must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z';
+
+/**
+ * Every part within its range: JavaScript's Date rolls 2026-02-30 over to March and T24:00 to the next day,
+ * where GraphQL's DateTime (and the client, surely) means no such time.
+ */
+function isCalendarTime(value: string): boolean {
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = TIMESTAMP.exec(value)!
+    .slice(1)
+    .map((part) => Number(part ?? 0));
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  return (
+    month! >= 1 &&
+    month! <= 12 &&
+    day! >= 1 &&
+    day! <= daysInMonth &&
+    hour! <= 23 &&
+    minute! <= 59 &&
+    second! <= 59 &&
+    offsetHours! <= 23 &&
+    offsetMinutes! <= 59
+  );
+}
 
 /** An ISO 8601 timestamp as text (REST, query strings) or as GraphQL's DateTime already made it. */
 export const timestamp = z.union([
   z.date({ error: TIMESTAMP_RULE }),
   text(40)
     .regex(TIMESTAMP, { error: TIMESTAMP_RULE, abort: true })
-    .refine((value) => !Number.isNaN(new Date(value).getTime()), { error: TIMESTAMP_RULE, abort: true })
+    .refine((value) => isCalendarTime(value) && !Number.isNaN(new Date(value).getTime()), { error: TIMESTAMP_RULE, abort: true })
     .transform((value) => new Date(value)),
 ]);
 
