@@ -74,7 +74,9 @@ describe('POST /orders', () => {
     clock.advance(t.config.quoteTtlSeconds);
     const expired = await t.rest('POST', '/orders', orderBody(quote));
     expect(expired.status).toBe(410);
-    expect(expired.body.result).toContain('expired');
+    // The time as the API writes every time: whole seconds.
+    expect(expired.body.result).toBe(`quote_id ${quote.quote_id} expired at ${quote.expires_at}`);
+    expect(quote.expires_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
   });
 
   it('answers 422 when the request does not match its quote', async ({ t }) => {

@@ -31,6 +31,14 @@ describe('webhook inputs are parsed like every other input', () => {
     expect(await refused('GET', `/webhooks/${endpoint.id}/deliveries?limit=0`)).toBe('limit must be an integer from 1 to 100');
     expect(await refused('GET', `/webhooks/${endpoint.id}/deliveries?limit=abc`)).toBe('limit must be an integer from 1 to 100');
     expect((await t.rest('POST', `/webhooks/${endpoint.id}/rotate-secret`, { grace_seconds: 60 })).status).toBe(200);
+    // grace_seconds has a default: no body at all is a rotation with it; a body must still be JSON.
+    const bare = await t.rest('POST', `/webhooks/${endpoint.id}/rotate-secret`);
+    expect(bare.status).toBe(200);
+    expect(bare.body.result.secret).toMatch(/^whsec_/);
+    const form = await t.rest('POST', `/webhooks/${endpoint.id}/rotate-secret`, 'grace_seconds=5', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
+    expect(form.status).toBe(415);
   });
 
   it('takes user ids by the rule of orders: NFC, nothing invisible, nothing a URL path cannot carry', async ({ t }) => {

@@ -5,7 +5,7 @@ import type { EscrowEventWrite, OrderWithIntents } from './stores.ts';
 import { z } from 'zod';
 import { orderStatusEvent } from './webhook-events.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
-import { hex32, object, text, timestamp } from './input.ts';
+import { hex32, isoSeconds, object, text, timestamp } from './input.ts';
 import { deriveStage, statusAt, type EscrowFacts } from './status/rule.ts';
 
 /**
@@ -119,7 +119,7 @@ function admit(intent: EscrowRecord, event: EscrowEvent): boolean {
         throw new ConflictError(`the ${intent.side} escrow's ${later} is in an earlier block than this create`);
       }
       if (facts.timestamp !== null && facts.timestamp < event.timestamp) {
-        throw new ConflictError(`the ${intent.side} escrow's ${later} is dated ${iso(facts.timestamp)}, before this create`);
+        throw new ConflictError(`the ${intent.side} escrow's ${later} is dated ${isoSeconds(facts.timestamp)}, before this create`);
       }
     }
     return true;
@@ -131,7 +131,9 @@ function admit(intent: EscrowRecord, event: EscrowEvent): boolean {
     throw new ConflictError(`a ${event.kind} cannot be in an earlier block than the ${intent.side} escrow's create`);
   }
   if (intent.createTimestamp !== null && event.timestamp < intent.createTimestamp) {
-    throw new ConflictError(`a ${event.kind} cannot be dated before the ${intent.side} escrow's create (${iso(intent.createTimestamp)})`);
+    throw new ConflictError(
+      `a ${event.kind} cannot be dated before the ${intent.side} escrow's create (${isoSeconds(intent.createTimestamp)})`,
+    );
   }
   const other = event.kind === 'claim' ? 'cancel' : 'claim';
   if (recorded(intent, other).txHash !== null) {
@@ -142,8 +144,6 @@ function admit(intent: EscrowRecord, event: EscrowEvent): boolean {
   }
   return true;
 }
-
-const iso = (date: Date) => date.toISOString().replace(/\.000Z$/, 'Z');
 
 /** What the stage rule needs to know about one escrow. */
 function factsOf(intent: Pick<Intent, 'createTxHash' | 'claimTxHash' | 'cancelTxHash' | 'createTimestamp'>, deadlineAt: Date): EscrowFacts {

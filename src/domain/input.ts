@@ -108,6 +108,13 @@ export function toSeconds(date: Date): Date {
   return new Date(Math.floor(date.getTime() / 1000) * 1000);
 }
 
+/** A time as the API writes it in messages and payloads: `YYYY-MM-DDTHH:MM:SSZ`, whole seconds. */
+export function isoSeconds(date: Date): string {
+  return toSeconds(date)
+    .toISOString()
+    .replace(/\.000Z$/, 'Z');
+}
+
 /** An integer from min to max, from a number or a decimal string (query strings are strings). */
 export function intInRange(min: number, max: number) {
   const rule = `must be an integer from ${min} to ${max}`;

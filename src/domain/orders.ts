@@ -5,7 +5,7 @@ import { addressRule, isValidAddress, normalizeAddress } from './addresses.ts';
 import { amount } from './amounts.ts';
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError, QuoteConsumedError, QuoteExpiredError, QuoteMismatchError } from './errors.ts';
-import { assetId, hex32, object, parseField, text, toSeconds, userId } from './input.ts';
+import { assetId, hex32, isoSeconds, object, parseField, text, toSeconds, userId } from './input.ts';
 import { usdValue } from './prices.ts';
 import { resolvePair, type ListedPair } from './quotes.ts';
 import { KeyTakenError } from './stores.ts';
@@ -168,7 +168,7 @@ async function createOrderOnce(
   }
   const now = toSeconds(deps.now());
   if (quote.expiresAt <= now) {
-    throw new QuoteExpiredError(`quote_id ${request.quoteId} expired at ${quote.expiresAt.toISOString()}`);
+    throw new QuoteExpiredError(`quote_id ${request.quoteId} expired at ${isoSeconds(quote.expiresAt)}`);
   }
   const pair = matchQuote(deps, request, quote);
   const orderId = randomBytes(32).toString('hex');

@@ -97,7 +97,7 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
       return envelope(401, 'recording escrow events needs Authorization: Bearer <WATCHER_KEY>', { 'www-authenticate': 'Bearer' }, respond);
     }
     routed = true;
-    const body = match.route.body ? await readJsonBody(request) : undefined;
+    const body = match.route.body && (match.route.body === true || sendsBody(request)) ? await readJsonBody(request) : undefined;
     const result = await match.route.handle(
       {
         params: match.params,
@@ -124,6 +124,12 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
     }
     return errorEnvelope(clientError, {}, respond);
   }
+}
+
+/** A request that says it carries a body: a Content-Type, a Content-Length above 0, or chunks. */
+function sendsBody(request: Request): boolean {
+  const length = request.headers.get('content-length');
+  return request.headers.has('content-type') || (length !== null && length !== '0') || request.headers.has('transfer-encoding');
 }
 
 /**

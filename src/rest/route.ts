@@ -81,8 +81,8 @@ export type RunDocument = (
 export interface Route {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
-  /** True when the handler needs the parsed JSON body. */
-  body?: boolean;
+  /** True when the handler needs the parsed JSON body; 'optional' when a request may come without one. */
+  body?: boolean | 'optional';
   /** A write: needs an API key when API_KEYS is set (checked before the body). */
   write?: boolean;
   /** Chain-watcher ingestion: needs WATCHER_KEY (checked before the body). */

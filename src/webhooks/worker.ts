@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import { clockTurnAtSql, clockTurnTimesSql, clockTurnedSql, statusSql } from '../domain/status/rule.ts';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { PollingLoop } from '../polling-loop.ts';
+import { isoSeconds } from '../domain/input.ts';
 import { newIdSql } from '../domain/webhook-events.ts';
 import { postWebhook, type SendResult } from './target.ts';
 
@@ -244,7 +245,7 @@ export class WebhookWorker extends PollingLoop {
 
   private async send(delivery: LeasedDelivery): Promise<void> {
     const { settings, logger } = this.options;
-    const body = JSON.stringify({ type: delivery.type, timestamp: wholeSeconds(delivery.created_at), data: delivery.data });
+    const body = JSON.stringify({ type: delivery.type, timestamp: isoSeconds(delivery.created_at), data: delivery.data });
     const sentAt = new Date();
     // Signed with the current secret, and during a rotation's grace period also with the previous one.
     const signatures = [delivery.secret, delivery.previous_secret]
@@ -341,10 +342,6 @@ const OUTBOX_RETENTION_MS = 24 * 3600 * 1000;
 export function retryDelayMs(attempt: number, settings: Pick<Config['webhooks'], 'retryBaseMs' | 'retryMaxMs'>): number {
   const ceiling = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.min(attempt - 1, 30));
   return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
-}
-
-function wholeSeconds(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** Outbox depth and delivery backlog, for /relayer/health. */

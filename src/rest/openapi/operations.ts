@@ -165,7 +165,7 @@ export function routeOperation(schema: GraphQLSchema, route: Route): JsonSchema 
       const described = inputSchema(type, bound);
       const body = doc.input ? describeLike(withoutDialect(restJsonSchema(doc.input)), described) : described;
       requestBody = {
-        required: true,
+        required: route.body === true,
         description: arg?.description ?? undefined,
         content: {
           'application/json': { schema: { ...body, description: type.description }, ...(doc.example ? { example: doc.example } : {}) },

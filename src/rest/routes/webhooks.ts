@@ -85,7 +85,8 @@ export const webhookRoutes: Route[] = [
       errors: [400, 401, 404],
       example: { grace_seconds: 3600 },
     },
-    body: true,
+    // grace_seconds has a default: a POST without a body rotates with it.
+    body: 'optional',
     write: true,
     async handle(input, run) {
       const { data } = await runWrite(run, 'rotateWebhookSecret', RotateSecretSchema, input.body ?? {}, { id: input.params.id });
