@@ -1,6 +1,6 @@
 import { base58 } from '@scure/base';
 import { describe, expect, it } from 'vitest';
-import { assertAddress, isValidAddress, normalizeAddress } from '../src/domain/addresses.ts';
+import { assertAddress, isValidAddress, isZeroAddress, normalizeAddress } from '../src/domain/addresses.ts';
 import { DomainError } from '../src/domain/errors.ts';
 import { loadRegistry, type Chain } from '../src/domain/registry/registry.ts';
 
@@ -160,5 +160,16 @@ describe('assertAddress', () => {
       expect((error as DomainError).code).toBe('BAD_REQUEST');
       expect((error as DomainError).message).toMatch(new RegExp(`^source\\.recipient must be a valid ${target.name} address \\(.+\\)$`));
     }
+  });
+});
+
+describe('the zero address', () => {
+  it('is well-formed but nobody holds its key: EVM 0x0…0 and Solana 32 zero bytes; any other address is not it', () => {
+    expect(isZeroAddress(ethereum, '0x0000000000000000000000000000000000000000')).toBe(true);
+    expect(isZeroAddress(solana, '11111111111111111111111111111111')).toBe(true);
+    expect(isZeroAddress(ethereum, '0x0000000000000000000000000000000000000001')).toBe(false);
+    expect(isZeroAddress(ethereum, EIP55[0]!)).toBe(false);
+    expect(isZeroAddress(solana, 'So11111111111111111111111111111111111111112')).toBe(false);
+    expect(isZeroAddress(bitcoin, '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2')).toBe(false);
   });
 });

@@ -134,6 +134,7 @@ describe('POST /orders', () => {
     ['source', 'recipient', 'not-an-address', 'source.recipient must be a valid'],
     ['source', 'recipient', 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx', 'source.recipient must be a valid'],
     ['destination', 'recipient', `0x${'5A'.repeat(19)}5a`, 'destination.recipient must be a valid'],
+    ['destination', 'recipient', `0x${'0'.repeat(40)}`, 'destination.recipient must not be the zero address'],
     ['destination', 'asset', 'no-colon', 'destination.asset must be an asset id'],
   ])('400 for %s.%s = %j', async ([leg, field, value, message], { t }) => {
     const quote = await makeQuote(t);

@@ -93,6 +93,21 @@ describe('POST /relayer/claims', () => {
     expect((await submit(orderId, secret, t)).status).toBe(409);
   });
 
+  it('fails a submitted claim at once when the destination escrow is cancelled: it can never land', async ({ t }) => {
+    const { order, orderId, secret } = await claimableOrder(t);
+    expect((await submit(orderId, secret, t)).status).toBe(202);
+    await t.runtime.worker.tick();
+    expect((await t.rest('GET', `/relayer/claims/${orderId}`)).body.result.status).toBe('submitted');
+    // The solver's cancel is seen before the claim is mined.
+    const cancelled = await postEvent(t, order.destination_intent.swap_id, escrowEvent('cancel', 2001, {}, t.clock.now()));
+    expect(cancelled.status).toBe(200);
+    await t.runtime.worker.tick();
+    const failed = (await t.rest('GET', `/relayer/claims/${orderId}`)).body.result;
+    expect(failed).toMatchObject({ status: 'failed', last_error: 'the destination escrow was cancelled' });
+    // A repeat of the accepted request answers with the claim as it stands (README, Lifecycle and relayer).
+    expect((await submit(orderId, secret, t)).body.result.status).toBe('failed');
+  });
+
   it("refuses once the destination's cancel_after has passed", async ({ t, clock }) => {
     const { orderId, secret } = await claimableOrder(t);
     clock.advance(12 * 3600);

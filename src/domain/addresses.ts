@@ -26,6 +26,22 @@ export function isValidAddress(chain: AddressChain, address: string): boolean {
   }
 }
 
+/**
+ * The all-zero address (EVM's 0x0…0, Solana's 32 zero bytes, the system program): well-formed, and a registry
+ * names it for a chain's own coin, but nobody holds its key, so funds sent there are lost. Never a recipient.
+ */
+export function isZeroAddress(chain: AddressChain, address: string): boolean {
+  switch (chain.kind) {
+    case 'evm':
+      return /^0x0{40}$/i.test(address);
+    case 'solana':
+      return address === SOLANA_ZERO;
+    case 'bitcoin':
+      return false;
+  }
+}
+const SOLANA_ZERO = '1'.repeat(32);
+
 /** The canonical spelling: EIP-55 for EVM, lowercase for bech32; base58 is case-sensitive and kept. */
 export function normalizeAddress(chain: AddressChain, address: string): string {
   switch (chain.kind) {

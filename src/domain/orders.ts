@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Intent, Order, Prisma, Quote } from '../generated/prisma/client.ts';
 import { z } from 'zod';
-import { addressRule, isValidAddress, normalizeAddress } from './addresses.ts';
+import { addressRule, isValidAddress, isZeroAddress, normalizeAddress } from './addresses.ts';
 import { amount } from './amounts.ts';
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError, QuoteConsumedError, QuoteExpiredError, QuoteMismatchError } from './errors.ts';
@@ -52,8 +52,12 @@ function buildCreateOrderSchema(registry: Registry) {
       const leg = command[side];
       const chain = registry.chain(registry.asset(leg.asset)?.chain ?? '');
       if (!chain) continue;
-      if (isValidAddress(chain, leg.recipient)) leg.recipient = normalizeAddress(chain, leg.recipient);
-      else ctx.issues.push({ code: 'custom', path: [side, 'recipient'], message: addressRule(chain), input: leg.recipient });
+      if (!isValidAddress(chain, leg.recipient)) {
+        ctx.issues.push({ code: 'custom', path: [side, 'recipient'], message: addressRule(chain), input: leg.recipient });
+      } else if (isZeroAddress(chain, leg.recipient)) {
+        const message = 'must not be the zero address: nobody holds its key, so funds sent there are lost';
+        ctx.issues.push({ code: 'custom', path: [side, 'recipient'], message, input: leg.recipient });
+      } else leg.recipient = normalizeAddress(chain, leg.recipient);
     }
     return command;
   });

@@ -130,15 +130,19 @@ export class RelayerWorker extends PollingLoop {
         chain: true,
         txHash: true,
         submittedAt: true,
-        order: { select: { destinationIntent: { select: { claimTxHash: true } } } },
+        order: { select: { destinationIntent: { select: { claimTxHash: true, cancelTxHash: true } } } },
       },
       take: 100,
     });
     let moved = 0;
     for (const claim of submitted) {
       let outcome: { status: 'confirmed' | 'failed'; lastError?: string } | undefined;
-      if (claim.order.destinationIntent.claimTxHash !== null) {
+      const destination = claim.order.destinationIntent;
+      if (destination.claimTxHash !== null) {
         outcome = { status: 'confirmed' };
+      } else if (destination.cancelTxHash !== null) {
+        // Its funds went back to the solver: the claim can never land, so the user hears now, not at the timeout.
+        outcome = { status: 'failed', lastError: 'the destination escrow was cancelled' };
       } else {
         const tx = await adapter.transactionState(claim.chain, claim.txHash!);
         if (tx.state === 'failed') outcome = { status: 'failed', lastError: tx.reason };
