@@ -43,6 +43,10 @@ describe('HTTP surface', () => {
       expect(wrong.headers.get('allow'), path).toBe('GET');
       expect(wrong.body, path).toEqual({ status: 'Error', result: `method POST is not allowed on ${path}; use GET` });
     }
+    // HEAD is GET without the body on each of them.
+    for (const path of ['/openapi.json', '/docs', '/metrics']) {
+      expect((await t.app.fetch(`http://test${path}`, { method: 'HEAD' })).status, path).toBe(200);
+    }
     // /graphql: GET and POST; any other method gets the envelope, with or without a body, before CSRF or GraphQL.
     for (const [method, headers] of [
       ['PUT', {}],

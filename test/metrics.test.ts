@@ -61,8 +61,11 @@ describe('GET /metrics', () => {
     expect(routes.some((route) => route?.includes('aaaa'))).toBe(false);
   });
 
-  it('counts GraphQL operations by name, and GraphQL errors by code', async ({ t }) => {
+  it('counts GraphQL operations by name, and GraphQL errors by code, a wrong method on /graphql too', async ({ t }) => {
     const before = await scrape(t);
+    const wrongMethod = sample(before, 'orderbook_errors_total', { api: 'graphql', code: 'METHOD_NOT_ALLOWED' }) ?? 0;
+    expect((await t.app.fetch('http://test/graphql', { method: 'PUT' })).status).toBe(405);
+    expect(sample(await scrape(t), 'orderbook_errors_total', { api: 'graphql', code: 'METHOD_NOT_ALLOWED' })).toBe(wrongMethod + 1);
     const op = { operationName: 'ChainIds', operationType: 'query' };
     const ran = sample(before, 'graphql_envelop_request_duration', op) ?? 0;
     const gqlNotFound = sample(before, 'orderbook_errors_total', { api: 'graphql', code: 'NOT_FOUND' }) ?? 0;
@@ -100,9 +103,11 @@ describe('GET /metrics', () => {
     for (const metric of ['graphql_envelop_request_duration', 'graphql_envelop_phase_validate', 'graphql_envelop_phase_execute']) {
       expect(names(after, metric).size, metric).toBe(OPERATION_NAMES + 1);
     }
-    expect(
-      ((after.graphql_envelop_error_result?.data ?? []) as { labels: Record<string, string> }[]).every((d) => !('path' in d.labels)),
-    ).toBe(true);
+    // A resolver error of a made-up name: counted, as other, and without the path of the field that failed.
+    await t.gql(`query ${made.at(-1)} { order(orderId: "${'d'.repeat(64)}") { orderId } }`);
+    const errorSeries = ((await scrape(t)).graphql_envelop_error_result?.data ?? []) as { labels: Record<string, string> }[];
+    expect(errorSeries.some((d) => d.labels.operationName === 'other' && d.labels.phase === 'execute')).toBe(true);
+    expect(errorSeries.every((d) => !('path' in d.labels))).toBe(true);
   });
 
   it('counts deprecated fields only for a schema that deprecates one (the count walks every document)', async ({ t }) => {

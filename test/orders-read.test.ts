@@ -69,7 +69,8 @@ describe('GET /orders', () => {
     // Dates JavaScript would roll over (to March 2, to the next day), named as the client's, not the scalar's.
     ['from=2026-02-30T00:00:00Z', 'from must be an ISO 8601 timestamp'],
     ['to=2026-01-01T24:00:00Z', 'to must be an ISO 8601 timestamp'],
-    ['to=2026-01-01T12:00:00+25:00', 'to must be an ISO 8601 timestamp'],
+    ['to=2026-01-01T12:00:00%2B25:00', 'to must be an ISO 8601 timestamp'],
+    ['to=2026-01-01T12:00:00-03:60', 'to must be an ISO 8601 timestamp'],
   ])('400 for ?%s', async ([query, message], { t }) => {
     const reply = await t.rest('GET', `/orders?${query}`);
     expect(reply.status).toBe(400);

@@ -35,6 +35,9 @@ describe('webhook inputs are parsed like every other input', () => {
     const bare = await t.rest('POST', `/webhooks/${endpoint.id}/rotate-secret`);
     expect(bare.status).toBe(200);
     expect(bare.body.result.secret).toMatch(/^whsec_/);
+    // Many clients send Content-Type on every request: an empty JSON body is no body.
+    const empty = await t.rest('POST', `/webhooks/${endpoint.id}/rotate-secret`, '', { 'content-type': 'application/json' });
+    expect(empty.status).toBe(200);
     const form = await t.rest('POST', `/webhooks/${endpoint.id}/rotate-secret`, 'grace_seconds=5', {
       'content-type': 'application/x-www-form-urlencoded',
     });

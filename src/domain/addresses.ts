@@ -27,8 +27,8 @@ export function isValidAddress(chain: AddressChain, address: string): boolean {
 }
 
 /**
- * The all-zero address (EVM's 0x0…0, Solana's 32 zero bytes, the system program): well-formed, and a registry
- * names it for a chain's own coin, but nobody holds its key, so funds sent there are lost. Never a recipient.
+ * The all-zero address (EVM's 0x0…0, Solana's 32 zero bytes, the system program): well-formed (an EVM registry
+ * names it for a chain's own coin), but nobody holds its key, so funds sent there are lost. Never a recipient.
  */
 export function isZeroAddress(chain: AddressChain, address: string): boolean {
   switch (chain.kind) {

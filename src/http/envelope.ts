@@ -50,9 +50,10 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
  * Reads a JSON body with the checks every write endpoint shares: media type (415), size (413, also
- * for chunked bodies without Content-Length), and syntax (400).
+ * for chunked bodies without Content-Length), and syntax (400). `emptyIsNone`: for a route whose body is
+ * optional, an empty one (many clients send Content-Type on every request) is no body, undefined.
  */
-export async function readJsonBody(request: Request): Promise<unknown> {
+export async function readJsonBody(request: Request, options: { emptyIsNone?: boolean } = {}): Promise<unknown> {
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new UnsupportedMediaTypeError('Content-Type must be application/json');
@@ -63,6 +64,7 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   // With a Content-Length Node's parser delivers no more than it says: read it whole (no web stream to
   // pull chunk by chunk). Without one (chunked), count while reading.
   const text = await readBodyText(request, length);
+  if (options.emptyIsNone && text.trim() === '') return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -34,13 +34,13 @@ export function maskError(error: unknown, message: string, logger: Logger): Erro
       extensions: { code: 'BAD_REQUEST' },
     });
   }
-  // plugin-relay's other argument checks (a direction's size with the other direction's cursor).
-  if (original instanceof PothosValidationError) {
+  // plugin-relay's check of directions: a size with the other direction's cursor. (Its other validation errors
+  // can be ours, a schema's mistake: they stay internal below.)
+  const mixed =
+    original instanceof PothosValidationError && /^Arguments "(\w+)" and "(\w+)" are not supported at the same time/.exec(original.message);
+  if (mixed) {
     const gqlError = error instanceof GraphQLError ? error : undefined;
-    const mixed = /^Arguments "(\w+)" and "(\w+)" are not supported at the same time/.exec(original.message);
-    const text = mixed
-      ? `${mixed[1]} and ${mixed[2]} cannot be used together: page forwards with first and after, backwards with last and before`
-      : original.message;
+    const text = `${mixed[1]} and ${mixed[2]} cannot be used together: page forwards with first and after, backwards with last and before`;
     return new GraphQLError(text, { nodes: gqlError?.nodes, path: gqlError?.path, extensions: { code: 'BAD_REQUEST' } });
   }
   const client = toClientError(original);

@@ -203,7 +203,8 @@ export function createMetrics(sources: MetricSources): Metrics {
       const http: Plugin = {
         onRequest({ request, url, endResponse }) {
           started.set(request, performance.now());
-          if (servePath !== undefined && url.pathname === servePath && request.method === 'GET') {
+          // HEAD too: Node drops the body of a HEAD's answer.
+          if (servePath !== undefined && url.pathname === servePath && (request.method === 'GET' || request.method === 'HEAD')) {
             return metrics.respond().then(endResponse);
           }
         },
@@ -212,8 +213,12 @@ export function createMetrics(sources: MetricSources): Metrics {
           const route = routeLabel(url.pathname, request.method, graphqlEndpoint, routePatternOf);
           const seconds = (performance.now() - (started.get(request) ?? performance.now())) / 1000;
           httpDuration.observe({ method: request.method, route, status_code: String(response.status) }, seconds);
+          // On /graphql Yoga's answers are counted by their results (below); an envelope there is the REST
+          // plugin's refusal of a method, which no result carries.
           if (url.pathname !== graphqlEndpoint && response.status >= 400) {
             errors.inc({ api: 'rest', code: errorCodeOf(response) ?? codeOfStatus(response.status) });
+          } else if (url.pathname === graphqlEndpoint && errorCodeOf(response)) {
+            errors.inc({ api: 'graphql', code: errorCodeOf(response)! });
           }
         },
         onResultProcess({ request, result }) {

@@ -59,7 +59,8 @@ export function restPlugin(options: RestOptions): Plugin {
         // Before Yoga's own parsing, which would answer a PUT with a CSRF refusal or a GraphQL error.
         if (!GRAPHQL_METHODS.has(request.method)) {
           const message = `method ${request.method} is not allowed on ${url.pathname}; use GET, POST`;
-          endResponse(envelope(405, message, { allow: 'GET, POST' }, fetchAPI.Response));
+          // An error envelope, so the metrics count it by its code as Yoga's own refusals are.
+          endResponse(errorEnvelope({ code: 'METHOD_NOT_ALLOWED', message }, { allow: 'GET, POST' }, fetchAPI.Response));
         }
         return;
       }
@@ -97,7 +98,12 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
       return envelope(401, 'recording escrow events needs Authorization: Bearer <WATCHER_KEY>', { 'www-authenticate': 'Bearer' }, respond);
     }
     routed = true;
-    const body = match.route.body && (match.route.body === true || sendsBody(request)) ? await readJsonBody(request) : undefined;
+    const body =
+      match.route.body === true
+        ? await readJsonBody(request)
+        : match.route.body === 'optional' && request.headers.has('content-type')
+          ? await readJsonBody(request, { emptyIsNone: true })
+          : undefined;
     const result = await match.route.handle(
       {
         params: match.params,
@@ -124,12 +130,6 @@ async function handle(options: RestOptions, request: Request, url: URL, respond:
     }
     return errorEnvelope(clientError, {}, respond);
   }
-}
-
-/** A request that says it carries a body: a Content-Type, a Content-Length above 0, or chunks. */
-function sendsBody(request: Request): boolean {
-  const length = request.headers.get('content-length');
-  return request.headers.has('content-type') || (length !== null && length !== '0') || request.headers.has('transfer-encoding');
 }
 
 /**

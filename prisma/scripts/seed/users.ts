@@ -1,6 +1,6 @@
 import { base58 } from '@scure/base';
 import { getAddress } from 'viem';
-import { isValidAddress } from '../../../src/domain/addresses.ts';
+import { isValidAddress, isZeroAddress } from '../../../src/domain/addresses.ts';
 import type { Chain } from '../../../src/domain/registry/registry.ts';
 import { segwitV0Address } from './bech32.ts';
 import type { Rng } from './rng.ts';
@@ -90,7 +90,9 @@ export function userAddress(user: SeedUser, chain: Chain): string {
   const known = checkedAddresses.get(key);
   if (known !== undefined) return known;
   const address = addressOn(user, chain);
-  if (!isValidAddress(chain, address)) throw new Error(`seed made an invalid ${chain.id} address ${address}`);
+  if (!isValidAddress(chain, address) || isZeroAddress(chain, address)) {
+    throw new Error(`seed made an address no order may have on ${chain.id}: ${address}`);
+  }
   checkedAddresses.set(key, address);
   return address;
 }
