@@ -51,22 +51,7 @@ describe.skipIf(TEST_DB !== 'pglite')('npm start', () => {
     const { port: takenPort } = taken.address() as AddressInfo;
     const otherDir = mkdtempSync(join(tmpdir(), 'obg-data-'));
     try {
-      const second = spawn(process.execPath, ['dist/server.js'], {
-        env: { ...process.env, PORT: String(takenPort), DATA_DIR: otherDir, DATABASE_URL: '', LOG_LEVEL: 'info' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      second.stderr!.on('data', (d) => (stderr += d));
-      const code = await new Promise<number | null>((resolve) => {
-        const timer = setTimeout(() => {
-          second.kill('SIGKILL');
-          resolve(null);
-        }, 30_000);
-        second.once('exit', (exitCode) => {
-          clearTimeout(timer);
-          resolve(exitCode);
-        });
-      });
+      const { code, stderr } = await failedStart({ PORT: String(takenPort), DATA_DIR: otherDir });
       expect(code).toBe(1);
       expect(stderr).toContain(`failed to start: cannot listen on 127.0.0.1:${takenPort} (EADDRINUSE)`);
     } finally {
@@ -80,22 +65,7 @@ describe.skipIf(TEST_DB !== 'pglite')('npm start', () => {
     const assets = join(otherDir, 'assets.json');
     writeFileSync(assets, JSON.stringify({ fee_bips: -1, chains: [], assets: [] }));
     try {
-      const bad = spawn(process.execPath, ['dist/server.js'], {
-        env: { ...process.env, PORT: '0', DATA_DIR: otherDir, DATABASE_URL: '', ASSETS_FILE: assets, LOG_LEVEL: 'info' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      bad.stderr!.on('data', (d) => (stderr += d));
-      const code = await new Promise<number | null>((resolve) => {
-        const timer = setTimeout(() => {
-          bad.kill('SIGKILL');
-          resolve(null);
-        }, 30_000);
-        bad.once('exit', (exitCode) => {
-          clearTimeout(timer);
-          resolve(exitCode);
-        });
-      });
+      const { code, stderr } = await failedStart({ PORT: '0', DATA_DIR: otherDir, ASSETS_FILE: assets });
       expect(stderr).toContain(`Invalid asset registry (${assets})`);
       expect(code).toBe(2);
     } finally {
@@ -189,4 +159,25 @@ async function healthy(child: ChildProcess, base: string, output: () => string):
     if (Date.now() - started > 30_000) throw new Error(`server did not start:\n${output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** A server that should not start: its exit code (null if it was still running after 30 s) and its stderr. */
+async function failedStart(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, ['dist/server.js'], {
+    env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const code = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve(null);
+    }, 30_000);
+    child.once('exit', (exitCode) => {
+      clearTimeout(timer);
+      resolve(exitCode);
+    });
+  });
+  return { code, stderr };
 }

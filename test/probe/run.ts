@@ -82,6 +82,17 @@ function raw(chunks: (string | Buffer)[], waitMs = 1_500, gapMs = 0): Promise<{ 
 const statusOf = (text: string) => Number(text.slice(9, 12));
 const host = `Host: ${BASE.host}\r\n`;
 
+/** An order body on quote `q` (BTC to an EVM chain) whose destination leg takes `destination`'s overrides. */
+function orderOnQuote(q: Json, destination: { recipient?: string; amount?: string }) {
+  return {
+    user_id: 'probe-money',
+    quote_id: q.quote_id,
+    commitment_hash: randomBytes(32).toString('hex'),
+    source: { asset: q.source.asset, recipient: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', amount: q.source.amount },
+    destination: { asset: q.destination.asset, recipient: `0x${'5a'.repeat(20)}`, amount: q.destination.amount, ...destination },
+  };
+}
+
 async function quote(amount = '10000000', source = 'bitcoin:btc', destination = 'ethereum:wbtc') {
   return call('POST', '/quotes', { source: { asset: source, amount }, destination: { asset: destination } }, KEY);
 }
@@ -504,14 +515,7 @@ const attacks: Attack[] = [
     fixedIn: 'src/domain/orders.ts (test/orders-create.test.ts)',
     async run() {
       const q = (await quote()).json!.result;
-      const body = {
-        user_id: 'probe-money',
-        quote_id: q.quote_id,
-        commitment_hash: randomBytes(32).toString('hex'),
-        source: { asset: q.source.asset, recipient: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', amount: q.source.amount },
-        destination: { asset: q.destination.asset, recipient: `0x${'0'.repeat(40)}`, amount: q.destination.amount },
-      };
-      const reply = await call('POST', '/orders', body, KEY);
+      const reply = await call('POST', '/orders', orderOnQuote(q, { recipient: `0x${'0'.repeat(40)}` }), KEY);
       expect(reply.status === 400 && /zero address/.test(reply.text), `${reply.status} ${reply.text.slice(0, 100)}`);
     },
   },
@@ -520,17 +524,7 @@ const attacks: Attack[] = [
     name: 'an order whose amounts differ from its quote by 1 base unit: 422',
     async run() {
       const q = (await quote()).json!.result;
-      const body = {
-        user_id: 'probe-money',
-        quote_id: q.quote_id,
-        commitment_hash: randomBytes(32).toString('hex'),
-        source: { asset: q.source.asset, recipient: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', amount: q.source.amount },
-        destination: {
-          asset: q.destination.asset,
-          recipient: `0x${'5a'.repeat(20)}`,
-          amount: (BigInt(q.destination.amount) + 1n).toString(),
-        },
-      };
+      const body = orderOnQuote(q, { amount: (BigInt(q.destination.amount) + 1n).toString() });
       expect((await call('POST', '/orders', body, KEY)).status === 422, 'destination + 1 accepted');
     },
   },
