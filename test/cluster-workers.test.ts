@@ -155,10 +155,13 @@ async function expectEverySubscriberHearsEveryChange(server: ServerProcess) {
     (async () => {
       for (const end = Date.now() + ms; !done() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
     })();
+  const warmUp: string[] = [];
   for (let i = 0; i < 20 && subscribers.some((s) => s.orderIds.length === 0); i++) {
-    await createOrderOnNewConnection(server.base, userId);
+    warmUp.push(await createOrderOnNewConnection(server.base, userId));
     await until(() => subscribers.every((s) => s.orderIds.length > 0), 500);
   }
+  // Every warm-up order heard by everyone before counting: one still on its way would count as one of the four.
+  await until(() => subscribers.every((s) => warmUp.every((id) => s.orderIds.includes(id))), 10_000);
   const before = subscribers.map((s) => s.orderIds.length);
   const orderIds: string[] = [];
   for (let i = 0; i < 4; i++) orderIds.push(await createOrderOnNewConnection(server.base, userId));
