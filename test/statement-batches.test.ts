@@ -3,7 +3,7 @@ import { batchedCalls, type Outcome } from '../src/db/statement-batches.ts';
 
 /** The batcher behind the shared create statements (src/db/statement-batches.ts), with no database. */
 describe('batched calls', () => {
-  it('runs a call at once while a slot is free, and the calls made meanwhile together in the next', async () => {
+  it('puts the calls made in one turn of the event loop in one run, and the calls made while it runs in the next', async () => {
     const batches: number[][] = [];
     const call = batchedCalls<number, number>(
       async (items) => {
@@ -13,8 +13,15 @@ describe('batched calls', () => {
       },
       { inFlight: 1, most: 3 },
     );
-    expect(await Promise.all([1, 2, 3, 4, 5].map(call))).toEqual([2, 4, 6, 8, 10]);
-    expect(batches).toEqual([[1], [2, 3, 4], [5]]);
+    const firstTurn = [1, 2, 3, 4].map(call);
+    // A later turn, while the first run is busy: these wait for it, then share one run.
+    await new Promise((r) => setImmediate(r));
+    const laterTurn = [5, 6].map(call);
+    expect(await Promise.all([...firstTurn, ...laterTurn])).toEqual([2, 4, 6, 8, 10, 12]);
+    expect(batches).toEqual([
+      [1, 2, 3],
+      [4, 5, 6],
+    ]);
   });
 
   it('settles every call and frees the slot when a run throws at once or leaves a call without an outcome', async () => {
@@ -29,6 +36,7 @@ describe('batched calls', () => {
       { inFlight: 1, most: 2 },
     );
     const first = call(1);
+    await new Promise((r) => setImmediate(r));
     const [second, third] = [call(2), call(3)];
     await expect(first).rejects.toThrow('thrown before any promise');
     await expect(second).resolves.toBe(2);

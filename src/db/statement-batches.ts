@@ -1,10 +1,11 @@
 /**
- * Calls that arrive while earlier ones are still running share the next statement: a write waits for no
- * timer, and under load the fixed cost of a statement (a round trip, its parse and plan, the statement-level
- * triggers, the commit) is paid once for many rows (README, How it is built: Create).
+ * Calls share statements: under load, the fixed cost of a statement (a round trip, its parse and plan, the
+ * statement-level triggers, the commit) is paid once for many rows (README, How it is built: Create).
  *
- * At most `inFlight` statements run at once. A call made with a statement free runs alone at once; calls
- * made while all are busy queue, and the first statement to finish takes up to `most` of them together.
+ * A call waits for the end of the event loop's turn it was made in (setImmediate): the requests whose bytes
+ * arrived together, each handled in its own I/O callback, then go in one statement, for no timer's wait. At
+ * most `inFlight` statements run at once; calls made while all are busy queue, and the first statement to
+ * finish takes up to `most` of them together.
  */
 export interface BatchOptions {
   inFlight: number;
@@ -17,6 +18,7 @@ export type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
 export function batchedCalls<I, O>(run: (items: I[]) => Promise<Outcome<O>[]>, options: BatchOptions): (item: I) => Promise<O> {
   const waiting: { item: I; resolve: (value: O) => void; reject: (error: unknown) => void }[] = [];
   let running = 0;
+  let turnEndScheduled = false;
   const next = () => {
     while (running < options.inFlight && waiting.length > 0) {
       const batch = waiting.splice(0, options.most);
@@ -42,9 +44,18 @@ export function batchedCalls<I, O>(run: (items: I[]) => Promise<Outcome<O>[]>, o
         });
     }
   };
+  // Microtasks run between two sockets' callbacks; only the check phase comes after all of this turn's.
+  const nextAfterThisTurn = () => {
+    if (turnEndScheduled) return;
+    turnEndScheduled = true;
+    setImmediate(() => {
+      turnEndScheduled = false;
+      next();
+    });
+  };
   return (item) =>
     new Promise<O>((resolve, reject) => {
       waiting.push({ item, resolve, reject });
-      next();
+      nextAfterThisTurn();
     });
 }
