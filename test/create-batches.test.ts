@@ -5,7 +5,7 @@ import { it, type TestApp } from './support/app.ts';
 import { makeOrder, makeQuote } from './support/fixtures.ts';
 
 /**
- * Orders made while the create statements are busy share the next one (src/db/statement-batches.ts): under
+ * Orders made together share a create statement (src/db/statement-batches.ts): under
  * load, one statement writes many orders. Each order keeps its own outcome: written, its quote found
  * consumed (null), or its key refused, whatever else shared the statement.
  */
@@ -46,7 +46,7 @@ const ordersPerStatement = (sent: { sql: string; args: string }[]) =>
     .map(({ args }) => (JSON.parse(args) as string[][])[0]!.length);
 
 describe('create statements under load', () => {
-  it('writes the orders made while statements are busy together, in fewer statements than orders', async ({ apps }) => {
+  it('writes the orders made together in fewer statements than orders', async ({ apps }) => {
     const statements: { sql: string; args: string }[] = [];
     const app = await apps({ freshDatabase: true, onQuery: (sql, args) => statements.push({ sql, args }) });
     try {
@@ -96,7 +96,7 @@ describe('create statements under load', () => {
     expect(await t.db.prisma.order.count({ where: { quoteId: first!.order.quoteId } })).toBe(1);
   });
 
-  it('writes the quotes made while statements are busy together, each as Prisma Client reads it back', async ({ apps }) => {
+  it('writes the quotes made together in fewer statements than quotes, each as Prisma Client reads it back', async ({ apps }) => {
     const statements: { sql: string; args: string }[] = [];
     const app = await apps({ freshDatabase: true, onQuery: (sql, args) => statements.push({ sql, args }) });
     try {

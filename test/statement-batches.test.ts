@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { batchedCalls, type Outcome } from '../src/db/statement-batches.ts';
 
 /** The batcher behind the shared create statements (src/db/statement-batches.ts), with no database. */
@@ -35,12 +35,23 @@ describe('batched calls', () => {
       },
       { inFlight: 1, most: 2 },
     );
-    const first = call(1);
+    // Its own turn, handled before it settles.
+    const first = expect(call(1)).rejects.toThrow('thrown before any promise');
     await new Promise((r) => setImmediate(r));
     const [second, third] = [call(2), call(3)];
-    await expect(first).rejects.toThrow('thrown before any promise');
+    await first;
     await expect(second).resolves.toBe(2);
     await expect(third).rejects.toThrow('no outcome');
     await expect(call(4)).resolves.toBe(4);
+  });
+
+  it('still runs its calls while a test fakes the timers', async () => {
+    vi.useFakeTimers();
+    try {
+      const call = batchedCalls<number, number>(async (items) => items.map((value) => ({ ok: true, value })), { inFlight: 1, most: 2 });
+      await expect(call(5)).resolves.toBe(5);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -398,7 +398,8 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
 
 /**
  * One statement of each kind at a time; rows made meanwhile share the next (statement-batches.ts). One fuller
- * statement costs both sides less per order than two half-full ones side by side (test/bench/README.md).
+ * statement costs both sides less per order than two half-full ones side by side (test/bench/README.md). The
+ * price: a statement that waits (a lock another instance holds, until statement_timeout) holds up its kind.
  */
 const STATEMENTS_IN_FLIGHT = 1;
 const ROWS_PER_STATEMENT = 32;
