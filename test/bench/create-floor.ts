@@ -159,10 +159,14 @@ export function writeFloorScript(): string {
 
 /** pgbench over `script`: transactions/s (without connection time), latency average, and the run's transactions. */
 export async function runPgbench(databaseUrl: string, scriptPath: string, clients: number, seconds: number) {
+  // Through sh, whose `times` then prints its children's CPU (user, system): pgbench's own, the floor's client.
   const { stdout } = await promisify(execFile)(
-    PGBENCH,
-    // Prepared, as the service prepares each statement once per connection (src/db/prepared-statements.ts).
+    '/bin/sh',
     [
+      '-c',
+      '"$0" "$@"; status=$?; times; exit $status',
+      PGBENCH,
+      // Prepared, as the service prepares each statement once per connection (src/db/prepared-statements.ts).
       '-n',
       '-M',
       'prepared',
@@ -184,7 +188,17 @@ export async function runPgbench(databaseUrl: string, scriptPath: string, client
   const processed = /number of transactions actually processed: (\d+)/.exec(stdout);
   if (!tps) throw new Error(`pgbench printed no tps:\n${stdout}`);
   if (failed && Number(failed[1]) > 0) throw new Error(`pgbench: ${failed[1]} failed transactions:\n${stdout}`);
-  return { tps: Number(tps[1]), latencyMs: latency ? Number(latency[1]) : Number.NaN, transactions: Number(processed?.[1] ?? 0) };
+  // `times` prints the shell's own times, then its children's: "0m1.234s 0m0.567s".
+  const children = [...stdout.matchAll(/(\d+)m([\d.]+)s (\d+)m([\d.]+)s/g)].at(-1);
+  const clientCpuMs = children
+    ? (Number(children[1]) * 60 + Number(children[2]) + Number(children[3]) * 60 + Number(children[4])) * 1000
+    : Number.NaN;
+  return {
+    tps: Number(tps[1]),
+    latencyMs: latency ? Number(latency[1]) : Number.NaN,
+    transactions: Number(processed?.[1] ?? 0),
+    clientCpuMs,
+  };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -77,6 +77,9 @@ export interface CreateTurns {
   gatewayCpu: number;
   postgresCpu: number;
   floorPostgresCpu: number;
+  /** The load generators' CPU per order, ms: autocannon (this process) for the service, pgbench for the floor. */
+  clientCpu: number;
+  floorClientCpu: number;
   lockWaitShare: number;
   floorOrders: number;
 }
@@ -100,7 +103,17 @@ export async function createTurns(bench: CreateBench, script: string, connection
   const { databaseUrl, port, servicePid, clients } = bench;
   const dbName = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
   const half = Math.max(1, Math.round(bench.seconds / 2));
-  const totals = { pairs: 0, seconds: 0, gateway: 0, postgres: 0, transactions: 0, floorSeconds: 0, floorPostgres: 0 };
+  const totals = {
+    pairs: 0,
+    seconds: 0,
+    gateway: 0,
+    postgres: 0,
+    client: 0,
+    transactions: 0,
+    floorSeconds: 0,
+    floorPostgres: 0,
+    floorClient: 0,
+  };
   const waits = { active: 0, waiting: 0 };
   const p50 = { ours: [] as number[], floor: [] as number[] };
   let p99 = 0;
@@ -109,7 +122,11 @@ export async function createTurns(bench: CreateBench, script: string, connection
     const cpu = await backendCpu(databaseUrl, dbName);
     const locks = await sampleLockWaits(databaseUrl, { database: dbName });
     const gatewayBefore = procCpuMs(servicePid)!;
+    // autocannon runs in this process (beside the two samplers, which cost little).
+    const clientBefore = process.cpuUsage();
     const result = await autocannon({ url: `http://127.0.0.1:${port}`, connections, duration: half, requests: quoteThenOrder() });
+    const client = process.cpuUsage(clientBefore);
+    totals.client += (client.user + client.system) / 1000;
     totals.gateway += procCpuMs(servicePid)! - gatewayBefore;
     totals.postgres += await cpu.stop();
     const sampled = await locks.stop();
@@ -128,6 +145,7 @@ export async function createTurns(bench: CreateBench, script: string, connection
     const cpu = await backendCpu(databaseUrl, dbName);
     const run = await runPgbench(databaseUrl, script, clients, half);
     totals.floorPostgres += await cpu.stop();
+    totals.floorClient += run.clientCpuMs;
     totals.transactions += run.transactions;
     totals.floorSeconds += run.transactions / run.tps;
     p50.floor.push(run.latencyMs);
@@ -153,6 +171,8 @@ export async function createTurns(bench: CreateBench, script: string, connection
       gatewayCpu: totals.gateway / totals.pairs,
       postgresCpu: totals.postgres / totals.pairs,
       floorPostgresCpu: totals.floorPostgres / totals.transactions,
+      clientCpu: totals.client / totals.pairs,
+      floorClientCpu: totals.floorClient / totals.transactions,
       lockWaitShare: waits.active === 0 ? 0 : waits.waiting / waits.active,
       floorOrders: written,
     };
