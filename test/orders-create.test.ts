@@ -1,5 +1,7 @@
 import { describe, expect } from 'vitest';
+import { randomBytes } from 'node:crypto';
 import { it } from './support/app.ts';
+import { findQuote } from '../src/domain/quotes.ts';
 import { makeQuote, newSecret, orderBody, USER_BTC, USER_EVM } from './support/fixtures.ts';
 
 describe('POST /orders', () => {
@@ -209,24 +211,27 @@ describe('createOrder mutation', () => {
 });
 
 describe('statements of a create', () => {
-  it('writes an order on a quote this instance stored in one statement, and answers from the rows it wrote', async ({ apps }) => {
+  it('makes a quote without a statement, then writes its order in one, and answers from the rows it wrote', async ({ apps }) => {
     const statements: string[] = [];
     // The statements are the database's, so it is one of this test's own.
     const app = await apps({ freshDatabase: true, onQuery: (sql) => statements.push(sql) });
-    const quote = await makeQuote(app);
+    await makeQuote(app);
     statements.length = 0;
+    // The signing key was read by the first quote; a quote is signed, not stored (src/domain/signed-quotes.ts).
+    const quote = await makeQuote(app);
+    expect(statements).toEqual([]);
     const created = await app.rest('POST', '/orders', orderBody(quote));
     expect(created.status).toBe(201);
-    // The quote as this instance stored it, then one statement that consumes it and inserts both intents and
-    // the order (one commit, no lock held across round trips); nothing read back, no BEGIN/COMMIT.
+    // One statement stores the quote as consumed and inserts both intents and the order (one commit, no lock
+    // held across round trips); nothing read before or after, no BEGIN/COMMIT.
     expect(statements).toHaveLength(1);
     const write = statements[0]!.replace(/\s+/g, ' ').trim();
     expect(write).toMatch(
-      /^WITH input AS \(SELECT \* FROM unnest\(\$1::text\[\], \$2::text\[\]\) AS i \(order_id, quote_id\)\), consumed AS \( UPDATE quotes q SET consumed_by = input.order_id FROM input WHERE q.id = input.quote_id AND q.consumed_by IS NULL/,
+      /^WITH consumed AS \( INSERT INTO quotes \(.*\) .* ON CONFLICT \(id\) DO UPDATE SET consumed_by = excluded.consumed_by WHERE quotes.consumed_by IS NULL/,
     );
     expect(write).toMatch(/INSERT INTO intents .* INSERT INTO orders/);
     expect((await app.rest('GET', `/orders/${created.body.result.order_id}`)).body.result).toEqual(created.body.result);
-    // A replay has no fresh rows: it reads the quote and the stored order.
+    // A replay: the statement finds the quote consumed, then the stored quote and order are read.
     statements.length = 0;
     const replay = await app.rest(
       'POST',
@@ -235,28 +240,35 @@ describe('statements of a create', () => {
     );
     expect(replay.status).toBe(200);
     expect(replay.body.result).toEqual(created.body.result);
-    expect(statements[0]).toMatch(/^SELECT .* FROM quotes WHERE id = \$1$/);
+    expect(statements.findIndex((sql) => /^SELECT .* FROM quotes WHERE id = \$1$/.test(sql))).toBeGreaterThan(0);
   });
 
-  it('reads a quote another instance stored, then writes the order in one statement', async ({ apps }) => {
+  it('consumes a quote stored before quote ids were signed, read from its table first', async ({ apps }) => {
     const statements: string[] = [];
     const app = await apps({ freshDatabase: true, onQuery: (sql) => statements.push(sql) });
-    const stored = await app.db.prisma.quote.findUniqueOrThrow({ where: { id: (await makeQuote(app)).quote_id } });
-    // The same quote under another id, stored past this instance (as another instance would).
-    const elsewhere = await app.db.prisma.quote.create({ data: { ...stored, id: `${stored.id}x`, solver: stored.solver ?? {} } });
-    const quote = await makeQuote(app);
+    const signed = await findQuote(app.runtime.deps, (await makeQuote(app)).quote_id);
+    // The same terms under an id of the old kind (q_ and 24 random characters), stored unconsumed.
+    const legacy = await app.db.prisma.quote.create({
+      data: { ...signed, id: `q_${randomBytes(18).toString('base64url')}`, solver: signed.solver ?? {} },
+    });
     statements.length = 0;
-    const created = await app.rest('POST', '/orders', orderBody({ ...quote, quote_id: elsewhere.id }));
+    const quote = await makeQuote(app);
+    const created = await app.rest('POST', '/orders', orderBody({ ...quote, quote_id: legacy.id }));
     expect(created.status).toBe(201);
     expect(statements).toHaveLength(2);
     expect(statements[0]).toMatch(/^SELECT .* FROM quotes WHERE id = \$1$/);
-    expect(statements[1]!.trim()).toMatch(/^WITH input AS/);
+    expect(statements[1]!.trim()).toMatch(/^WITH consumed AS/);
+    expect((await app.db.prisma.quote.findUniqueOrThrow({ where: { id: legacy.id } })).consumedBy).toBe(created.body.result.order_id);
+    // Consumed once: a different body on it now is a 409.
+    const again = await app.rest('POST', '/orders', orderBody({ ...quote, quote_id: legacy.id }, { user_id: 'someone-else' }));
+    expect(again.status).toBe(409);
   });
 
-  it('answers 409 for a quote this instance stored but another consumed, and writes no order', async ({ t }) => {
+  it('answers 409 for a quote another instance consumed, and writes no order', async ({ t }) => {
     const quote = await makeQuote(t);
-    // Consumed past this instance, by an order it never saw.
-    await t.db.prisma.$executeRaw`UPDATE quotes SET consumed_by = ${'f'.repeat(64)} WHERE id = ${quote.quote_id}`;
+    // Consumed past this instance, by an order it never saw: the quote is stored with its consumer.
+    const stored = await findQuote(t.runtime.deps, quote.quote_id);
+    await t.db.prisma.quote.create({ data: { ...stored, solver: stored.solver ?? {}, consumedBy: 'f'.repeat(64) } });
     const reply = await t.rest('POST', '/orders', orderBody(quote));
     expect(reply.status).toBe(409);
     expect(reply.body).toEqual({ status: 'Error', result: expect.stringContaining('quote_id') });

@@ -1,5 +1,9 @@
 import { describe, expect } from 'vitest';
+import { findQuote } from '../src/domain/quotes.ts';
+import { loadRegistry } from '../src/domain/registry/registry.ts';
+import { readQuoteId } from '../src/domain/signed-quotes.ts';
 import { it } from './support/app.ts';
+import { makeQuote, orderBody } from './support/fixtures.ts';
 
 it.override('appOptions', { env: { QUOTE_TTL_SECONDS: '90' } });
 
@@ -88,5 +92,79 @@ describe('POST /quotes', () => {
     expect(read.data.quote).toEqual({ quoteId, source: { amount: '100000' } });
     const missing = await t.gql(`{ quote(quoteId: "q_missing") { quoteId } }`);
     expect(missing.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+  });
+
+  it('stores nothing: the id carries the quote, signed, and two quotes for the same request differ', async ({ t }) => {
+    const before = await t.db.prisma.quote.count();
+    const [one, two] = [await makeQuote(t), await makeQuote(t)];
+    expect(await t.db.prisma.quote.count()).toBe(before);
+    expect(one.quote_id).not.toBe(two.quote_id);
+    const terms = readQuoteId(one.quote_id, await t.db.rows.signingKey());
+    expect(terms).toMatchObject({ sourceAsset: 'bitcoin:btc', sourceAmount: 10000000n, destAmount: BigInt(one.destination.amount) });
+    // Read back from the id alone, as it was answered.
+    expect((await t.rest('GET', `/quotes/${one.quote_id}`)).body.result).toEqual(one);
+  });
+});
+
+describe('signed quote ids', () => {
+  /** The id with one of its characters changed to another base64url character. */
+  const altered = (id: string, at: number) => {
+    const c = id[at] === 'A' ? 'B' : 'A';
+    return id.slice(0, at) + c + id.slice(at + 1);
+  };
+
+  it('404s an id altered anywhere, on a read and on an order', async ({ t }) => {
+    const quote = await makeQuote(t);
+    const id = quote.quote_id as string;
+    // Every position after the prefix: the terms, the nonce or the signature.
+    for (let at = 2; at < id.length; at += 7) {
+      expect((await t.rest('GET', `/quotes/${altered(id, at)}`)).status).toBe(404);
+    }
+    const order = await t.rest('POST', '/orders', orderBody({ ...quote, quote_id: altered(id, id.length - 3) }));
+    expect(order.status).toBe(404);
+  });
+
+  it('refuses another spelling of the same bytes: an order could not consume one quote twice under two ids', async ({ t }) => {
+    // base64url's last character holds spare bits when the length is not a multiple of three bytes: two
+    // characters can then decode to the same bytes. Find a quote whose id has spare bits.
+    let quote = await makeQuote(t);
+    for (let i = 0; ((quote.quote_id as string).length - 2) % 4 === 0 && i < 40; i++) {
+      quote = await makeQuote(t, { amount: String(10_000_000 + 2 ** (8 + i)) });
+    }
+    const id = quote.quote_id as string;
+    expect((id.length - 2) % 4).not.toBe(0);
+    const last = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const twin = [...last]
+      .map((c) => id.slice(0, -1) + c)
+      .find((other) => other !== id && Buffer.from(other.slice(2), 'base64url').equals(Buffer.from(id.slice(2), 'base64url')))!;
+    expect(twin).toBeDefined();
+    expect((await t.rest('GET', `/quotes/${twin}`)).status).toBe(404);
+    expect((await t.rest('POST', '/orders', orderBody({ ...quote, quote_id: twin }))).status).toBe(404);
+    expect((await t.rest('POST', '/orders', orderBody(quote))).status).toBe(201);
+  });
+
+  it('refuses a quote another database signed (another key)', async ({ t }) => {
+    const quote = await makeQuote(t);
+    // Another deployment's key.
+    const elsewhere = { ...t.runtime.deps, quotes: { ...t.db.rows, signingKey: async () => Buffer.from('ab'.repeat(32), 'hex') } };
+    await expect(findQuote(elsewhere, quote.quote_id)).rejects.toThrow('not found');
+  });
+
+  it('410s a quote made for solver addresses the registry no longer lists, unless an order consumed it', async ({ t }) => {
+    const [taken, open] = [await makeQuote(t), await makeQuote(t)];
+    expect((await t.rest('POST', '/orders', orderBody(taken))).status).toBe(201);
+    const registry = loadRegistry();
+    const moved = {
+      ...registry,
+      asset: (id: string) => registry.asset(id),
+      chain: (id: string) => {
+        const chain = registry.chain(id);
+        return chain && id === 'ethereum' ? { ...chain, solver: '0x000000000000000000000000000000000000dEaD' } : chain;
+      },
+    };
+    const deps = { ...t.runtime.deps, registry: moved };
+    await expect(findQuote(deps, open.quote_id)).rejects.toMatchObject({ message: expect.stringContaining('no longer lists') });
+    // The consumed one is read as stored, with the addresses it was made for.
+    expect((await findQuote(deps, taken.quote_id)).solver).toEqual(taken.solver);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import { intentRead } from '../src/db/row-store.ts';
 import { NEWEST_FIRST } from '../src/domain/order-list.ts';
+import { findQuote } from '../src/domain/quotes.ts';
 import { Prisma } from '../src/generated/prisma/client.ts';
 import { it } from './support/app.ts';
 import { escrowEvent, postEvent } from './support/events.ts';
@@ -131,9 +132,12 @@ describe('row store reads', () => {
 });
 
 describe('row store writes', () => {
-  it('returns a stored quote exactly as Prisma Client reads it back', async ({ t }) => {
+  it('stores the quote an order consumed as its id carried it, and reads it exactly as Prisma Client does', async ({ t }) => {
     const quote = await makeQuote(t, { source: 'ethereum:eth', destination: 'arbitrum:eth', amount: '199999999999999999999' });
+    const signed = await findQuote(t.runtime.deps, quote.quote_id);
+    const created = (await t.rest('POST', '/orders', orderBody(quote, {}, 'stored-quote'))).body.result;
     const stored = await t.db.prisma.quote.findUniqueOrThrow({ where: { id: quote.quote_id } });
+    expect(stored).toEqual({ ...signed, consumedBy: created.order_id });
     expect(await t.db.rows.quoteById(quote.quote_id)).toEqual(stored);
     expect(stored.sourceAmount.toFixed()).toBe('199999999999999999999');
     expect(await t.db.rows.quoteById('q_none')).toBeNull();
@@ -159,6 +163,7 @@ describe('row store writes', () => {
     // The same quote again, with fresh ids everywhere so no unique index could be what stops it.
     const fresh = (id: string) => id.replace(/^./, (c) => (c === 'f' ? '0' : 'f'));
     const result = await t.db.rows.insertOrderConsumingQuote(
+      await findQuote(t.runtime.deps, quote.quote_id),
       {
         ...stored,
         id: fresh(stored.id),

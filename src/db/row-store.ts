@@ -189,42 +189,57 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
    */
   const pageJsonSql = new WeakMap<(now: string) => string, Map<string, string>>();
 
-  /** The quotes this instance stored and has not seen consumed, oldest first (quoteToConsume). */
-  const storedQuotes = new Map<string, Quote>();
   const quoteById = async (id: string) => {
     const [quote] = await rowsOf<Quote>(QUOTE, `SELECT ${QUOTE.list} FROM quotes WHERE id = $1`, [id], [TEXT]);
     return quote ?? null;
   };
 
+  /** Read once, then kept: the key never changes under a running instance (its migration makes it). */
+  let signingKey: Promise<Uint8Array> | undefined;
+  const readSigningKey = async () => {
+    const [row] = await query('SELECT secret FROM quote_signing_keys WHERE id = 1', [], []);
+    if (!row) throw new Error('quote_signing_keys holds no key: run the migrations (npm run db:migrate)');
+    return Buffer.from(row[0] as string, 'hex');
+  };
+
   /**
-   * Orders with their intents, each consuming its quote, in one statement (one commit, no lock held across
-   * round trips): an order whose quote is no longer unconsumed is not written, and comes back null. Of two
-   * orders on one quote in the same statement, the UPDATE gives the quote to one (PostgreSQL updates a row
-   * once per statement); the other comes back null, as if it had lost the race to another statement.
+   * Orders with their intents, each storing its quote as consumed, in one statement (one commit, no lock held
+   * across round trips): an order whose quote an order consumed already is not written, and comes back null.
+   * A quote is inserted under its id; one already there (consumed, or stored before ids were signed and not
+   * consumed yet) is taken only while it has no consumer. Of concurrent statements on one quote, the later
+   * waits for the earlier's commit, then finds it taken. Of two orders on one quote in the same statement, the
+   * first is tried and the other comes back null, as if it had lost the race to another statement.
    */
   async function ordersStatement(batch: readonly NewOrder[]): Promise<(StoredOrder | null)[]> {
+    const quoteIds = new Set<string>();
+    const quotes = batch.flatMap(({ quote, order }) => {
+      if (quoteIds.has(quote.id)) return [];
+      quoteIds.add(quote.id);
+      return [{ ...quote, consumedBy: order.id }];
+    });
     // Every column travels as one array (model-columns.ts, unnestColumns): the statement's text is the same
     // for any number of orders, so each session prepares and plans it once.
+    const quoteColumns = unnestColumns(QUOTE, quotes, 3);
     const intents = unnestColumns(
       INTENT,
       batch.flatMap(({ intents }) => intents),
-      5,
+      3 + quoteColumns.args.length,
     );
     const orders = unnestColumns(
       ORDER,
       batch.map(({ order }) => order),
-      5 + intents.args.length,
+      3 + quoteColumns.args.length + intents.args.length,
     );
     const sql = `
-        WITH input AS (SELECT * FROM unnest($1::text[], $2::text[]) AS i (order_id, quote_id)),
-        consumed AS (
-          UPDATE quotes q SET consumed_by = input.order_id FROM input
-          WHERE q.id = input.quote_id AND q.consumed_by IS NULL
-          RETURNING q.consumed_by AS order_id
+        WITH consumed AS (
+          INSERT INTO quotes (${quoteColumns.names})
+          SELECT ${quoteColumns.select} FROM unnest(${quoteColumns.arrays}) AS u (${quoteColumns.names})
+          ON CONFLICT (id) DO UPDATE SET consumed_by = excluded.consumed_by WHERE quotes.consumed_by IS NULL
+          RETURNING consumed_by AS order_id
         ), new_intents AS (
-          -- Each intent carries its order's id ($3), so only the intents of the orders that consumed their quote go in.
+          -- Each intent carries its order's id ($1), so only the intents of the orders that consumed their quote go in.
           INSERT INTO intents (${intents.names})
-          SELECT ${intents.select} FROM unnest($3::text[], ${intents.arrays}) AS u (owner, ${intents.names})
+          SELECT ${intents.select} FROM unnest($1::text[], ${intents.arrays}) AS u (owner, ${intents.names})
           WHERE u.owner IN (SELECT order_id FROM consumed)
           RETURNING ${INTENT.list}
         ), new_order AS (
@@ -234,28 +249,26 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
           RETURNING ${ORDER.list}
         ), announced AS (
           -- The webhook outbox row, in the same statement: one commit (src/domain/webhook-events.ts). Only when
-          -- an endpoint wants it ($4): asked here, the usual case (none) costs no row and no trigger call.
+          -- an endpoint wants it ($2): asked here, the usual case (none) costs no row and no trigger call.
           INSERT INTO webhook_events (id, type, order_id, user_id, source_chain, dest_chain, status)
-          SELECT ${newIdSql('msg')}, $4, id, user_id, source_chain, dest_chain, 'pending' FROM new_order
-          WHERE webhook_event_type_wanted($4)
+          SELECT ${newIdSql('msg')}, $2, id, user_id, source_chain, dest_chain, 'pending' FROM new_order
+          WHERE webhook_event_type_wanted($2)
         )
         SELECT ${qualified(ORDER, 'o')}, ${qualified(INTENT, 's')}, ${qualified(INTENT, 'd')}
         FROM new_order o
         JOIN new_intents s ON s.swap_id = o.source_swap_id
         JOIN new_intents d ON d.swap_id = o.destination_swap_id`;
     const args = [
-      batch.map(({ order }) => order.id),
-      batch.map(({ order }) => order.quoteId),
       batch.flatMap(({ order, intents }) => intents.map(() => order.id)),
       'order.status_changed',
+      ...quoteColumns.args,
       ...intents.args,
       ...orders.args,
     ];
     const rows = await write(sql, args, [
       TEXT_LIST,
-      TEXT_LIST,
-      TEXT_LIST,
       TEXT,
+      ...quoteColumns.args.map(() => TEXT_LIST),
       ...intents.args.map(() => TEXT_LIST),
       ...orders.args.map(() => TEXT_LIST),
     ]);
@@ -283,26 +296,6 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
     );
 
   const createOrders = sharedStatements(ordersStatement, orderAlone);
-
-  /** Quotes, in one statement, as stored (by id: RETURNING promises no order). */
-  async function quotesStatement(batch: readonly Prisma.QuoteCreateInput[]): Promise<Quote[]> {
-    const quotes = unnestColumns(QUOTE, batch as readonly Record<string, unknown>[]);
-    const sql = `INSERT INTO quotes (${quotes.names}) SELECT ${quotes.select} FROM unnest(${quotes.arrays}) AS u (${quotes.names})
-      RETURNING ${QUOTE.list}`;
-    const rows = await write(
-      sql,
-      quotes.args,
-      quotes.args.map(() => TEXT_LIST),
-    );
-    const stored = new Map(rows.map((row) => readRow<Quote>(QUOTE, row)).map((quote) => [quote.id, quote]));
-    return batch.map((quote) => {
-      const found = stored.get(quote.id as string);
-      if (!found) throw new Error(`quote ${quote.id} was not returned by its insert`);
-      return found;
-    });
-  }
-
-  const insertQuotes = sharedStatements(quotesStatement, async (quote: Prisma.QuoteCreateInput) => (await quotesStatement([quote]))[0]!);
 
   return {
     ordersById: (ids, withIntents) =>
@@ -369,9 +362,13 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
 
     quoteById,
 
-    quoteToConsume(id) {
-      const stored = storedQuotes.get(id);
-      return stored ? Promise.resolve(stored) : quoteById(id);
+    signingKey() {
+      signingKey ??= readSigningKey().catch((error: unknown) => {
+        // Not kept: the next quote asks again (the database may be back).
+        signingKey = undefined;
+        throw error;
+      });
+      return signingKey;
     },
 
     async requestHashOf(orderId) {
@@ -379,27 +376,16 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
       return (row?.[0] as string | undefined) ?? null;
     },
 
-    async insertQuote(quote) {
-      const stored = await insertQuotes(quote);
-      // Bounded: the oldest go first (a quote not found here is read, as any other instance's).
-      if (storedQuotes.size >= STORED_QUOTES) storedQuotes.delete(storedQuotes.keys().next().value!);
-      storedQuotes.set(stored.id, stored);
-      // A copy: the caller's object may change, this one must stay as stored.
-      return { ...stored };
-    },
-
-    insertOrderConsumingQuote(order, intents) {
-      // Consumed now, or by someone else already (no row): either way, from here on it is read.
-      storedQuotes.delete(order.quoteId);
-      return createOrders({ order, intents });
+    insertOrderConsumingQuote(quote, order, intents) {
+      return createOrders({ quote, order, intents });
     },
   };
 }
 
 /**
- * One statement of each kind at a time; rows made meanwhile share the next (statement-batches.ts). One fuller
+ * One order statement at a time; orders made meanwhile share the next (statement-batches.ts). One fuller
  * statement costs both sides less per order than two half-full ones side by side (test/bench/README.md). The
- * price: a statement that waits (a lock another instance holds, until statement_timeout) holds up its kind.
+ * price: a statement that waits (a lock another instance holds, until statement_timeout) holds up the next.
  */
 const STATEMENTS_IN_FLIGHT = 1;
 const ROWS_PER_STATEMENT = 32;
@@ -426,6 +412,7 @@ function sharedStatements<I, O>(statement: (items: readonly I[]) => Promise<O[]>
 }
 
 interface NewOrder {
+  quote: Quote;
   order: Prisma.OrderCreateManyInput;
   intents: [Prisma.IntentCreateManyInput, Prisma.IntentCreateManyInput];
 }
@@ -436,9 +423,6 @@ const settle = <T>(promise: Promise<T>): Promise<Outcome<T>> =>
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
   );
-
-/** How many stored quotes an instance keeps for the orders on them (quoteToConsume). */
-const STORED_QUOTES = 10_000;
 
 // The keys unique across every month live in order_keys and swap_keys (README, Deployment: Data that grows).
 const QUOTE_USED_ONCE = { index: 'order_keys_quote_id_key', fields: ['quote_id'] };

@@ -7,7 +7,7 @@ import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError, QuoteConsumedError, QuoteExpiredError, QuoteMismatchError } from './errors.ts';
 import { assetId, hex32, isoSeconds, object, parseField, text, toSeconds, userId } from './input.ts';
 import { usdValue } from './prices.ts';
-import { resolvePair, type ListedPair } from './quotes.ts';
+import { quoteToConsume, resolvePair, type ListedPair } from './quotes.ts';
 import { KeyTakenError } from './stores.ts';
 import type { Registry } from './registry/registry.ts';
 
@@ -23,7 +23,8 @@ const orderLeg = object({
  */
 export const CreateOrderSchema = object({
   userId,
-  quoteId: text(128),
+  // Signed quote ids (src/domain/signed-quotes.ts) run to some 300 characters at the largest amounts.
+  quoteId: text(512),
   source: orderLeg,
   destination: orderLeg,
   commitmentHash: hex32,
@@ -161,26 +162,26 @@ async function createOrderOnce(
   first: boolean,
 ): Promise<CreatedOrder | null> {
   // Every check reads the quote unlocked: all it checks (pair, amounts, expiry) never changes, and
-  // its consumption is decided by the conditional write below. The first pass may take the quote as this
-  // instance stored it; a second pass (the write found it consumed) reads who consumed it.
-  const quote = first ? await deps.quotes.quoteToConsume(request.quoteId) : await deps.quotes.quoteById(request.quoteId);
+  // its consumption is decided by the write below. The first pass reads a live quote from its signed id;
+  // a second pass (the write found it consumed) reads who consumed it.
+  const now = toSeconds(deps.now());
+  const quote = first ? await quoteToConsume(deps, request.quoteId, now) : await deps.quotes.quoteById(request.quoteId);
   if (!quote) throw new NotFoundError(`quote_id ${request.quoteId} does not name a quote`);
   if (quote.consumedBy) {
     // Consumed already: by this very request (a replay) or another.
     if ((await deps.quotes.requestHashOf(quote.consumedBy)) === fingerprint) return { orderId: quote.consumedBy, replayed: true };
     throw new QuoteConsumedError(`quote_id ${request.quoteId} was already used by a different order request`);
   }
-  const now = toSeconds(deps.now());
   if (quote.expiresAt <= now) {
     throw new QuoteExpiredError(`quote_id ${request.quoteId} expired at ${isoSeconds(quote.expiresAt)}`);
   }
   const pair = matchQuote(deps, request, quote);
   const orderId = randomBytes(32).toString('hex');
   const { order, intents } = buildOrder(deps, request, quote, pair, orderId, fingerprint, now);
-  // One statement consumes the quote (only if still unconsumed: of concurrent consumers exactly one
-  // gets the row, the others wait on its lock, then match nothing) and writes both intents and the
+  // One statement stores the quote as consumed (only if no order has: of concurrent consumers exactly one
+  // inserts it, the others wait for its commit, then find it taken) and writes both intents and the
   // order, or writes nothing. A reused commitment_hash fails a unique index: createOrder answers 409.
-  const stored = await deps.quotes.insertOrderConsumingQuote(order, intents);
+  const stored = await deps.quotes.insertOrderConsumingQuote(quote, order, intents);
   return stored && { orderId, replayed: false, stored };
 }
 

@@ -1,12 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import type { Prisma, Quote } from '../generated/prisma/client.ts';
+import { Prisma, type Quote } from '../generated/prisma/client.ts';
 import type { z } from 'zod';
 import { amount } from './amounts.ts';
 import type { DomainDeps } from './deps.ts';
-import { NotFoundError, UnprocessableError } from './errors.ts';
+import { NotFoundError, QuoteExpiredError, UnprocessableError } from './errors.ts';
 import { assetId, object, toSeconds } from './input.ts';
 import { destinationAmount } from './prices.ts';
 import type { Asset, Chain } from './registry/registry.ts';
+import { type QuoteTerms, readQuoteId, signQuoteId, solverFingerprint } from './signed-quotes.ts';
 
 /** A quote request: shape and formats (400); the registry's word on the pair comes after (422). */
 export const CreateQuoteSchema = object({
@@ -41,15 +41,20 @@ export function resolvePair(deps: Pick<DomainDeps, 'registry'>, sourceId: string
   return { sourceAsset, sourceChain, destAsset, destChain };
 }
 
-export async function createQuote(deps: DomainDeps, command: CreateQuoteCommand): Promise<Quote> {
-  return deps.quotes.insertQuote(await priceQuote(deps, command));
+/** Prices and signs a quote: nothing is stored until an order consumes it (src/domain/signed-quotes.ts). */
+export async function createQuote(
+  deps: Pick<DomainDeps, 'registry' | 'prices' | 'config' | 'now' | 'quotes'>,
+  command: CreateQuoteCommand,
+): Promise<Quote> {
+  const terms = await priceQuote(deps, command);
+  return quoteRow(signQuoteId(terms, await deps.quotes.signingKey()), terms);
 }
 
-/** Every check and the price of a quote, without storing it (the bulk seed stores quotes itself). */
+/** Every check and the price of a quote: its terms, not yet signed (the bulk seed signs and stores them itself). */
 export async function priceQuote(
   deps: Pick<DomainDeps, 'registry' | 'prices' | 'config' | 'now'>,
   command: CreateQuoteCommand,
-): Promise<Prisma.QuoteCreateInput & { id: string }> {
+): Promise<QuoteTerms> {
   const sourceAmount = command.source.amount;
   const pair = resolvePair(deps, command.source.asset, command.destination.asset);
   const { sourceAsset, destAsset } = pair;
@@ -74,33 +79,92 @@ export async function priceQuote(
 
   const createdAt = toSeconds(deps.now());
   return {
-    id: newQuoteId(),
     sourceAsset: sourceAsset.id,
-    sourceAmount: sourceAmount.toString(),
+    sourceAmount,
     destAsset: destAsset.id,
-    destAmount: destAmount.toString(),
+    destAmount,
     sourceTokenPrice: sourcePriceUsd,
     destTokenPrice: destPriceUsd,
     feeBips,
-    solver: { [pair.sourceChain.id]: pair.sourceChain.solver, [pair.destChain.id]: pair.destChain.solver },
+    solver: pairSolver(pair),
     createdAt,
     expiresAt: new Date(createdAt.getTime() + deps.config.quoteTtlSeconds * 1000),
   };
 }
 
-/** Opaque and URL-safe; 144 random bits, so ids cannot be guessed. */
-function newQuoteId(): string {
-  return `q_${randomBytes(18).toString('base64url')}`;
+/** The solver's address on each chain of the pair, keyed by chain id. */
+const pairSolver = (pair: ListedPair): Record<string, string> => ({
+  [pair.sourceChain.id]: pair.sourceChain.solver,
+  [pair.destChain.id]: pair.destChain.solver,
+});
+
+/** A quote as the API shows it and the order stores it, from its id and terms; not consumed. */
+export function quoteRow(id: string, terms: QuoteTerms): Quote {
+  return {
+    id,
+    sourceAsset: terms.sourceAsset,
+    sourceAmount: new Prisma.Decimal(terms.sourceAmount.toString()),
+    destAsset: terms.destAsset,
+    destAmount: new Prisma.Decimal(terms.destAmount.toString()),
+    sourceTokenPrice: new Prisma.Decimal(terms.sourceTokenPrice),
+    destTokenPrice: new Prisma.Decimal(terms.destTokenPrice),
+    feeBips: terms.feeBips,
+    solver: terms.solver,
+    createdAt: terms.createdAt,
+    expiresAt: terms.expiresAt,
+    consumedBy: null,
+  };
 }
 
-const QUOTE_ID = /^[A-Za-z0-9_-]{1,128}$/;
+/**
+ * The quote a signed id carries, with the registry's solver addresses for its pair; 'stale' when the registry
+ * no longer lists its assets or those addresses (the quote cannot be settled as made); null when `id` is not
+ * an id this database's key signed.
+ */
+async function signedQuote(deps: Pick<DomainDeps, 'registry' | 'quotes'>, id: string): Promise<Quote | 'stale' | null> {
+  const terms = readQuoteId(id, await deps.quotes.signingKey());
+  if (!terms) return null;
+  const sourceAsset = deps.registry.asset(terms.sourceAsset);
+  const destAsset = deps.registry.asset(terms.destAsset);
+  const sourceChain = sourceAsset && deps.registry.chain(sourceAsset.chain);
+  const destChain = destAsset && deps.registry.chain(destAsset.chain);
+  if (!sourceAsset || !destAsset || !sourceChain || !destChain) return 'stale';
+  const solver = pairSolver({ sourceAsset, sourceChain, destAsset, destChain });
+  if (!solverFingerprint(solver).equals(terms.solverFingerprint)) return 'stale';
+  return quoteRow(id, { ...terms, solver });
+}
+
+const staleQuote = (id: string) =>
+  new QuoteExpiredError(`quote_id ${id} was made for assets or solver addresses the registry no longer lists: get a new quote`);
+
+/**
+ * The quote an order on `id` starts from: one that is live is read from its id alone (no round trip; whether it
+ * is consumed is decided by the order's own statement); one that has expired, or that the registry no longer
+ * backs, is looked up among the stored ones first, since an order may have consumed it (an exact replay then
+ * answers with that order). Quotes stored before ids were signed are read from the table. Null: no such quote.
+ */
+export async function quoteToConsume(deps: Pick<DomainDeps, 'registry' | 'quotes'>, id: string, now: Date): Promise<Quote | null> {
+  const signed = await signedQuote(deps, id);
+  if (signed === null) return deps.quotes.quoteById(id);
+  if (signed !== 'stale' && signed.expiresAt > now) return signed;
+  const stored = await deps.quotes.quoteById(id);
+  if (stored) return stored;
+  if (signed === 'stale') throw staleQuote(id);
+  return signed;
+}
+
+/** Signed ids run to about 130 characters (some 300 at the largest amounts); stored ones, from before, to 26. */
+const QUOTE_ID = /^[A-Za-z0-9_-]{1,512}$/;
 
 export function isPossibleQuoteId(id: string): boolean {
   return QUOTE_ID.test(id);
 }
 
-export async function findQuote(deps: Pick<DomainDeps, 'quotes'>, quoteId: string): Promise<Quote> {
-  const quote = isPossibleQuoteId(quoteId) ? await deps.quotes.quoteById(quoteId) : null;
-  if (!quote) throw new NotFoundError(isPossibleQuoteId(quoteId) ? `quote ${quoteId} not found` : 'quote not found');
+/** A quote by id: as stored once consumed (or made before ids were signed), else as its signed id carries it. */
+export async function findQuote(deps: Pick<DomainDeps, 'registry' | 'quotes'>, quoteId: string): Promise<Quote> {
+  if (!isPossibleQuoteId(quoteId)) throw new NotFoundError('quote not found');
+  const quote = (await deps.quotes.quoteById(quoteId)) ?? (await signedQuote(deps, quoteId));
+  if (quote === 'stale') throw staleQuote(quoteId);
+  if (!quote) throw new NotFoundError(`quote ${quoteId} not found`);
   return quote;
 }

@@ -5,20 +5,17 @@ import type { Intent, Order, Prisma, Quote, RelayerClaim } from '../generated/pr
  * src/db implements it below Prisma Client (src/db/row-store.ts), wired by src/runtime.ts.
  */
 export interface QuoteAndOrderStore {
+  /** A stored quote: one an order consumed, or one made before quote ids were signed (src/domain/signed-quotes.ts). */
   quoteById(id: string): Promise<Quote | null>;
+  /** The key quote ids are signed with, the same for every instance on the database. */
+  signingKey(): Promise<Uint8Array>;
   /**
-   * The quote as an order on it reads it first: as this instance stored it when it is one it stored and has
-   * not seen consumed (no round trip), else as quoteById reads it. Everything an order checks on a quote is
-   * fixed when it is stored except its consumption, which the conditional write decides (createOrder).
-   */
-  quoteToConsume(id: string): Promise<Quote | null>;
-  insertQuote(quote: Prisma.QuoteCreateInput): Promise<Quote>;
-  /**
-   * Consumes the quote and stores the order with both intents, in one commit. Null when the quote was
-   * no longer unconsumed (nothing is written then); throws KeyTakenError when a key that must be unique
-   * is taken.
+   * Stores the quote as consumed by the order, and the order with both intents, in one commit. Null when an
+   * order had consumed the quote already (nothing is written then); throws KeyTakenError when a key that must
+   * be unique is taken.
    */
   insertOrderConsumingQuote(
+    quote: Quote,
     order: Prisma.OrderCreateManyInput,
     intents: [Prisma.IntentCreateManyInput, Prisma.IntentCreateManyInput],
   ): Promise<{ order: Order; intents: [Intent, Intent] } | null>;

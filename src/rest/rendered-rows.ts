@@ -6,10 +6,10 @@ import { documents } from './documents.ts';
 import { fieldsOf, fragmentFields, ORDER_FIELD_COLUMNS } from './rendered-pages.ts';
 
 /**
- * The REST answers of the two creates, rendered from the rows the write returned (README, REST and GraphQL:
- * How REST runs): the JSON text the createQuote and createOrder documents would give, without running them. Creates
- * are the hottest writes, and running the document would make most of a create's own CPU: its execution, its
- * result objects and their serialisation.
+ * The REST answers of the two creates, rendered from the quote as signed and the order's rows as its write
+ * returned (README, REST and GraphQL: How REST runs): the JSON text the createQuote and createOrder documents
+ * would give, without running them. Creates are the hottest writes, and running the document would make most
+ * of a create's own CPU: its execution, its result objects and their serialisation.
  *
  * As for the rendered pages (rendered-pages.ts), nothing about the shape is written twice: the keys and their
  * order come from the REST documents' fragments (QuoteFields, OrderFields, IntentFields), each value's text

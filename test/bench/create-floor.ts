@@ -59,6 +59,7 @@ export function quoteThenOrder(): autocannon.Request[] {
 
 export const PGBENCH = process.env.PGBENCH ?? '/usr/bin/pgbench';
 export const SCRIPT_PATH = fileURLToPath(new URL('./create-pair.pgbench', import.meta.url));
+export const SIGNED_SCRIPT_PATH = fileURLToPath(new URL('./create-pair-signed.pgbench', import.meta.url));
 export const FLOOR_SCHEMA = 'create_floor';
 
 /** The floor's tables, made afresh (dropped first): each run starts from empty tables. */
@@ -87,8 +88,14 @@ const lit = (text: string) => (text.includes(':') ? `E'${text.replace(/:/g, '\\x
 const BTC_SOLVER = 'bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3';
 const WBTC = '0x2260FAC5E5542a773Aa44fBCfeDf7C193bc2C599';
 
-/** One quote + order pair in plain SQL, with the values the service stores for the bench's pair (QUOTE_BODY, orderBody). */
-export function floorScript(): string {
+/**
+ * One quote + order pair in plain SQL, with the values the service stores for the bench's pair (QUOTE_BODY, orderBody).
+ * `stored` (the floor the ratio is against): the quote inserted when it is made, then consumed by an UPDATE in the
+ * order's transaction. `signed`: the service's own design (src/domain/signed-quotes.ts), where making a quote
+ * writes nothing and the order's transaction inserts the quote as consumed; printed beside the ratio, so the
+ * service is also seen against the plain SQL of the work it does.
+ */
+export function floorScript(variant: 'stored' | 'signed' = 'stored'): string {
   const t = FLOOR_SCHEMA;
   const solver = lit(JSON.stringify({ bitcoin: BTC_SOLVER, ethereum: EVM_ADDRESS }));
   const [btc, wbtc] = [lit('bitcoin:btc'), lit('ethereum:wbtc')];
@@ -131,13 +138,21 @@ export function floorScript(): string {
     now,
     now,
   ];
+  const quoteColumns =
+    'id, source_asset, source_amount, dest_asset, dest_amount, source_token_price, dest_token_price, fee_bips, solver, created_at, expires_at';
+  const quoteValues = `'q_' || :r, ${btc}, 1000000, ${wbtc}, 998080, 64250.12, 64180.55, 30, ${solver}, now(), now() + interval '5 minutes'`;
+  const quote =
+    variant === 'stored'
+      ? [
+          `INSERT INTO ${t}.quotes (${quoteColumns}) VALUES (${quoteValues});`,
+          'BEGIN;',
+          `UPDATE ${t}.quotes SET consumed_by = ${hex64('o')} WHERE id = 'q_' || :r AND consumed_by IS NULL;`,
+        ]
+      : ['BEGIN;', `INSERT INTO ${t}.quotes (${quoteColumns}, consumed_by) VALUES (${quoteValues}, ${hex64('o')});`];
   return [
-    '-- Written by test/bench/create-floor.ts: one run is one quote and its order, in plain SQL.',
+    `-- Written by test/bench/create-floor.ts: one run is one quote and its order, in plain SQL (${variant} quotes).`,
     '\\set r random(1, 999999999999999)',
-    `INSERT INTO ${t}.quotes (id, source_asset, source_amount, dest_asset, dest_amount, source_token_price, dest_token_price, fee_bips, solver, created_at, expires_at) ` +
-      `VALUES ('q_' || :r, ${btc}, 1000000, ${wbtc}, 998080, 64250.12, 64180.55, 30, ${solver}, now(), now() + interval '5 minutes');`,
-    'BEGIN;',
-    `UPDATE ${t}.quotes SET consumed_by = ${hex64('o')} WHERE id = 'q_' || :r AND consumed_by IS NULL;`,
+    ...quote,
     `INSERT INTO ${t}.intents (swap_id, side, chain, asset, token_address, creator, recipient, amount, commitment_hash, cancel_after, registry_address, created_at, updated_at) ` +
       `VALUES ${intents.join(', ')};`,
     `INSERT INTO ${t}.orders (id, user_id, quote_id, source_token_price, dest_token_price, fee_bips, commitment_hash, request_hash, deadline_at, dest_expires_at, source_chain, dest_chain, source_asset, dest_asset, volume_usd, source_swap_id, destination_swap_id, created_at, updated_at) ` +
@@ -152,9 +167,10 @@ export async function floorOrders(db: pg.Client): Promise<number> {
   return (await db.query(`SELECT count(*)::int AS n FROM ${FLOOR_SCHEMA}.orders`)).rows[0].n as number;
 }
 
-export function writeFloorScript(): string {
-  writeFileSync(SCRIPT_PATH, floorScript());
-  return SCRIPT_PATH;
+export function writeFloorScript(variant: 'stored' | 'signed' = 'stored'): string {
+  const path = variant === 'stored' ? SCRIPT_PATH : SIGNED_SCRIPT_PATH;
+  writeFileSync(path, floorScript(variant));
+  return path;
 }
 
 /** pgbench over `script`: transactions/s (without connection time), latency average, and the run's transactions. */

@@ -80,6 +80,8 @@ export interface CreateTurns {
   /** The load generators' CPU per order, ms: autocannon (this process) for the service, pgbench for the floor. */
   clientCpu: number;
   floorClientCpu: number;
+  /** The floor of the service's own design (signed quotes: create-floor.ts, floorScript), transactions/s. */
+  signedFloor: Figures;
   lockWaitShare: number;
   floorOrders: number;
 }
@@ -92,14 +94,20 @@ export interface CreateBench {
   seconds: number;
 }
 
-/** The floor's tables, made afresh, and its script written (test/bench/create-pair.pgbench). */
-export async function prepareFloor(databaseUrl: string): Promise<string> {
+/** The floor's tables, made afresh, and its scripts written (test/bench/create-pair.pgbench, create-pair-signed.pgbench). */
+export async function prepareFloor(databaseUrl: string): Promise<FloorScripts> {
   await createFloorTables(databaseUrl);
-  return writeFloorScript();
+  return { stored: writeFloorScript('stored'), signed: writeFloorScript('signed') };
+}
+
+export interface FloorScripts {
+  stored: string;
+  signed: string;
 }
 
 /** The service's create pairs and the floor's, in turns at `connections`. */
-export async function createTurns(bench: CreateBench, script: string, connections: number): Promise<CreateTurns> {
+export async function createTurns(bench: CreateBench, scripts: FloorScripts, connections: number): Promise<CreateTurns> {
+  const script = scripts.stored;
   const { databaseUrl, port, servicePid, clients } = bench;
   const dbName = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
   const half = Math.max(1, Math.round(bench.seconds / 2));
@@ -113,9 +121,11 @@ export async function createTurns(bench: CreateBench, script: string, connection
     floorSeconds: 0,
     floorPostgres: 0,
     floorClient: 0,
+    signedTransactions: 0,
+    signedSeconds: 0,
   };
   const waits = { active: 0, waiting: 0 };
-  const p50 = { ours: [] as number[], floor: [] as number[] };
+  const p50 = { ours: [] as number[], floor: [] as number[], signed: [] as number[] };
   let p99 = 0;
 
   const serviceTurn = async () => {
@@ -150,6 +160,12 @@ export async function createTurns(bench: CreateBench, script: string, connection
     totals.floorSeconds += run.transactions / run.tps;
     p50.floor.push(run.latencyMs);
   };
+  const signedFloorTurn = async () => {
+    const run = await runPgbench(databaseUrl, scripts.signed, clients, half);
+    totals.signedTransactions += run.transactions;
+    totals.signedSeconds += run.transactions / run.tps;
+    p50.signed.push(run.latencyMs);
+  };
 
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
@@ -159,11 +175,14 @@ export async function createTurns(bench: CreateBench, script: string, connection
     const before = await floorOrders(db);
     await serviceTurn();
     await floorTurn();
+    await signedFloorTurn();
+    await signedFloorTurn();
     await floorTurn();
     await serviceTurn();
     const written = (await floorOrders(db)) - before;
     // Every script run must have written its order, or pgbench measured a no-op.
-    if (written < totals.transactions) throw new Error(`pgbench wrote ${written} orders in ${totals.transactions} transactions`);
+    const runs = totals.transactions + totals.signedTransactions;
+    if (written < runs) throw new Error(`pgbench wrote ${written} orders in ${runs} transactions`);
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     return {
       ours: { rps: totals.pairs / totals.seconds, p50: mean(p50.ours), p99 },
@@ -173,6 +192,7 @@ export async function createTurns(bench: CreateBench, script: string, connection
       floorPostgresCpu: totals.floorPostgres / totals.transactions,
       clientCpu: totals.client / totals.pairs,
       floorClientCpu: totals.floorClient / totals.transactions,
+      signedFloor: { rps: totals.signedTransactions / totals.signedSeconds, p50: mean(p50.signed), p99: Number.NaN },
       lockWaitShare: waits.active === 0 ? 0 : waits.waiting / waits.active,
       floorOrders: written,
     };

@@ -319,7 +319,8 @@ async function main(): Promise<void> {
         note:
           `CPU per order: gateway ${t.gatewayCpu.toFixed(2)} ms, PostgreSQL ${t.postgresCpu.toFixed(2)} ms ` +
           `(floor: PostgreSQL ${t.floorPostgresCpu.toFixed(2)} ms); load generator autocannon ${t.clientCpu.toFixed(2)} ms, ` +
-          `pgbench ${t.floorClientCpu.toFixed(2)} ms; ${waits}`,
+          `pgbench ${t.floorClientCpu.toFixed(2)} ms; ${waits}; against the plain SQL of signed quotes ` +
+          `(${t.signedFloor.rps.toFixed(0)}/s): ${(t.ours.rps / t.signedFloor.rps).toFixed(2)}x`,
       });
       if (connections === 32) results.push({ text: `create pairs @32: ${waits} (< 5%)`, met: t.lockWaitShare < 0.05 });
       process.stdout.write(` ${t.ours.rps.toFixed(0)}/s, floor ${t.floor.rps.toFixed(0)}/s\n`);

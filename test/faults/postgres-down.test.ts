@@ -38,6 +38,16 @@ describe('PostgreSQL stopped under load', () => {
       }
     };
     const readers = Array.from({ length: 4 }, reader);
+    const quoteBody = JSON.stringify({ source: { asset: 'bitcoin:btc', amount: '10000000' }, destination: { asset: 'ethereum:wbtc' } });
+    const post = (path: string, body: string) =>
+      fetch(`${server.base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        signal: AbortSignal.timeout(8_000),
+      });
+    // A quote before the stop: the instance has read its signing key.
+    expect((await post('/quotes', quoteBody)).status).toBe(201);
     await sleep(1_000);
 
     const stoppedAt = performance.now();
@@ -48,12 +58,24 @@ describe('PostgreSQL stopped under load', () => {
       const ready = await fetch(`${server.base}/ready`, { signal: AbortSignal.timeout(8_000) });
       expect(ready.status).toBe(503);
       expect(await ready.json()).toEqual({ status: 'Error', result: 'not ready: database unreachable' });
-      const write = await fetch(`${server.base}/quotes`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ source: { asset: 'bitcoin:btc', amount: '10000000' }, destination: { asset: 'ethereum:wbtc' } }),
-        signal: AbortSignal.timeout(8_000),
-      });
+      // A quote is signed, not stored: it is made without the database. Its order needs the database.
+      const quote = await post('/quotes', quoteBody);
+      expect(quote.status).toBe(201);
+      const { result } = (await quote.json()) as { result: { quote_id: string; destination: { amount: string } } };
+      const write = await post(
+        '/orders',
+        JSON.stringify({
+          user_id: 'down',
+          quote_id: result.quote_id,
+          source: { asset: 'bitcoin:btc', recipient: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', amount: '10000000' },
+          destination: {
+            asset: 'ethereum:wbtc',
+            recipient: '0x4c1a6f5963Caa654d1D7C6D76F9d34aE10C86cb3',
+            amount: result.destination.amount,
+          },
+          commitment_hash: 'ab'.repeat(32),
+        }),
+      );
       expect(write.status).toBe(503);
       expect(write.headers.get('retry-after')).toBeTruthy();
       await sleep(2_000);

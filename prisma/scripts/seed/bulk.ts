@@ -5,8 +5,9 @@ import { INTENT, type ModelColumns, ORDER, QUOTE, unnestInsert } from '../../../
 import type { DomainDeps } from '../../../src/domain/deps.ts';
 import { applyEscrowEvent, type EscrowRecord } from '../../../src/domain/escrow-events.ts';
 import { buildOrder, requestFingerprint } from '../../../src/domain/orders.ts';
-import { priceQuote, resolvePair } from '../../../src/domain/quotes.ts';
-import { Prisma, type Quote, type Stage } from '../../../src/generated/prisma/client.ts';
+import { priceQuote, quoteRow, resolvePair } from '../../../src/domain/quotes.ts';
+import { signQuoteId } from '../../../src/domain/signed-quotes.ts';
+import type { Prisma, Stage } from '../../../src/generated/prisma/client.ts';
 import type { Plan } from './plan.ts';
 import { type Progress, requestsOf, type SeedClock, type Seeded } from './requests.ts';
 
@@ -28,6 +29,8 @@ export async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedCloc
   const stored: Seeded['rows'] = [];
   let events = 0;
   let inflight: Promise<void> = Promise.resolve();
+  // Seeded quotes are signed as the service signs them (src/domain/signed-quotes.ts), so their ids read back.
+  const signingKey = await deps.quotes.signingKey();
   const every = Math.max(BATCH_ORDERS, Math.round(plan.orders.length / 20 / BATCH_ORDERS) * BATCH_ORDERS);
 
   for (let start = 0; start < plan.orders.length; start += BATCH_ORDERS) {
@@ -39,16 +42,12 @@ export async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedCloc
       const requests = requestsOf(order);
       const { commitmentHash } = requests;
       clock.at(order.createdAt - order.quoteLead);
-      const quote = await priceQuote(deps, requests.quote);
+      const terms = await priceQuote(deps, requests.quote);
+      const quote = quoteRow(signQuoteId(terms, signingKey), terms);
       clock.at(order.createdAt);
-      const request = requests.order(quote.id, BigInt(String(quote.destAmount)));
+      const request = requests.order(quote.id, terms.destAmount);
       const orderId = randomBytes(32).toString('hex');
-      const stored_quote = {
-        ...quote,
-        sourceTokenPrice: new Prisma.Decimal(String(quote.sourceTokenPrice)),
-        destTokenPrice: new Prisma.Decimal(String(quote.destTokenPrice)),
-        consumedBy: orderId,
-      } as unknown as Quote;
+      const stored_quote = { ...quote, consumedBy: orderId };
       const pair = resolvePair(deps, route.source.id, route.destination.id);
       const built = buildOrder(deps, request, stored_quote, pair, orderId, requestFingerprint(request), new Date(order.createdAt * 1000));
       const data = built.order;
@@ -85,7 +84,7 @@ export async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedCloc
       }
       const { source, destination } = escrows;
 
-      quotes.push({ ...quote, consumedBy: orderId });
+      quotes.push(stored_quote);
       for (const [intent, facts] of [
         [sourceIntent, source],
         [destinationIntent, destination],

@@ -20,7 +20,7 @@ export const quoteRoutes: Route[] = [
     },
     body: true,
     write: true,
-    // The createQuote document's answer (the doc above), rendered from the stored quote (rendered-rows.ts).
+    // The createQuote document's answer (the doc above), rendered from the signed quote (rendered-rows.ts).
     async handle(input) {
       const quote = await runDomainWrite(input.writer(), CreateQuoteSchema, input.body, createQuote);
       return { status: 201, result: undefined, json: restQuoteJson(quote) };
