@@ -4,6 +4,7 @@ import { describe, expect } from 'vitest';
 import { createLogger } from '../src/logger.ts';
 import { it } from './support/app.ts';
 import { TEST_DB } from './support/database.ts';
+import { makeQuote, orderBody } from './support/fixtures.ts';
 
 /**
  * A statement PostgreSQL cancels for running too long (here: blocked behind a lock another session
@@ -43,11 +44,11 @@ describe.skipIf(TEST_DB !== 'postgres')('a statement timeout', () => {
       expect(list.body).toEqual({ status: 'Error', result: 'service unavailable: the database is unreachable, retry shortly' });
       expect(performance.now() - started).toBeLessThan(2_000);
 
-      const quote = await t.rest('POST', '/quotes', {
-        source: { asset: 'bitcoin:btc', amount: '10000000' },
-        destination: { asset: 'ethereum:wbtc' },
-      });
-      expect(quote.status).toBe(503);
+      // A quote is signed, not stored: made without touching the locked tables. Its order waits on them.
+      const quote = await makeQuote(t);
+      const order = await t.rest('POST', '/orders', orderBody(quote));
+      expect(order.status).toBe(503);
+      expect(order.headers.get('retry-after')).toBeTruthy();
 
       const gql = await t.gql('{ orders(limit: 5) { data { orderId } } }');
       expect(gql.errors?.[0]?.extensions?.code).toBe('UNAVAILABLE');

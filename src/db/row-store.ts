@@ -383,11 +383,12 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
 }
 
 /**
- * One order statement at a time; orders made meanwhile share the next (statement-batches.ts). One fuller
- * statement costs both sides less per order than two half-full ones side by side (test/bench/README.md). The
- * price: a statement that waits (a lock another instance holds, until statement_timeout) holds up the next.
+ * Up to two order statements at a time; orders made meanwhile share the next (statement-batches.ts). With quotes
+ * signed rather than stored, the order statements are the only create statements, and a second one in flight
+ * lets PostgreSQL work on two cores while the first commits (test/bench/README.md). The price: two statements
+ * that wait (a lock another instance holds, until statement_timeout) hold up the creates behind them.
  */
-const STATEMENTS_IN_FLIGHT = 1;
+const STATEMENTS_IN_FLIGHT = 2;
 const ROWS_PER_STATEMENT = 32;
 
 /**
