@@ -36,6 +36,7 @@ export default defineConfig({
             'test/config.test.ts',
             'test/polling-loop.test.ts',
             'test/statement-batches.test.ts',
+            'test/signed-quotes.test.ts',
             'test/pg-reader.test.ts',
             'test/openapi-clients.test.ts',
             'test/schema-baseline.test.ts',
