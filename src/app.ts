@@ -9,6 +9,7 @@ import { createReadRouting, routedOrdersStore } from './db/replicas/routing.ts';
 import type { WriterWindow } from './db/replicas/writer-window.ts';
 import { routedStatsStore } from './db/stats-store.ts';
 import type { DomainDeps } from './domain/deps.ts';
+import { signingWith } from './domain/quotes.ts';
 import type { PriceSource } from './domain/prices.ts';
 import type { Registry } from './domain/registry/registry.ts';
 import type { StatsCache } from './domain/stats-cache.ts';
@@ -88,7 +89,7 @@ export function createApp(deps: AppDeps): App {
   const readsFor = (request: Request | undefined) => routing.forRequest(deps.db.replicas ? clients.clientOf(request) : undefined);
   // What the domain needs, the same for every request: the GraphQL context's and the REST creates' (writer).
   const domain: DomainDeps = {
-    quotes: deps.db.rows,
+    quotes: signingWith(deps.db.rows, deps.config.quoteSigningKey),
     escrow: deps.db.escrow,
     claims: deps.db.claims,
     registry: deps.registry,

@@ -46,7 +46,13 @@ const envSchema = z.object({
   API_KEYS: optionalString,
   WATCHER_KEY: optionalString,
   ASSETS_FILE: optionalString,
-  QUOTE_TTL_SECONDS: seconds(300),
+  // At most a day: a quote's id carries its lifetime (src/domain/signed-quotes.ts), and its prices go stale.
+  QUOTE_TTL_SECONDS: seconds(300).pipe(z.number().max(86_400, 'must be at most 86400 (a day)')),
+  // 32 bytes or more as hex; unset: the key its migration put in the database (README, Choices: Quotes).
+  QUOTE_SIGNING_KEY: optionalString.refine(
+    (key) => key === undefined || /^([0-9a-fA-F]{2}){32,}$/.test(key),
+    'must be at least 64 hex characters (32 bytes)',
+  ),
   ORDER_DEADLINE_SECONDS: seconds(3600),
   STATS_CACHE_SECONDS: seconds(120),
   SHUTDOWN_GRACE_SECONDS: seconds(10),
@@ -193,6 +199,8 @@ export interface Config {
   watcherKey: string | undefined;
   assetsFile: string | undefined;
   quoteTtlSeconds: number;
+  /** Signs and checks quote ids instead of the database's key; the same on every instance. */
+  quoteSigningKey: Buffer | undefined;
   orderDeadlineSeconds: number;
   statsCacheSeconds: number;
   shutdownGraceSeconds: number;
@@ -312,6 +320,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     watcherKey: e.WATCHER_KEY,
     assetsFile: e.ASSETS_FILE,
     quoteTtlSeconds: e.QUOTE_TTL_SECONDS,
+    quoteSigningKey: e.QUOTE_SIGNING_KEY === undefined ? undefined : Buffer.from(e.QUOTE_SIGNING_KEY, 'hex'),
     orderDeadlineSeconds: e.ORDER_DEADLINE_SECONDS,
     statsCacheSeconds: e.STATS_CACHE_SECONDS,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,

@@ -13,6 +13,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { memoryWriterWindow, redisWriterWindow, type WriterWindow } from './db/replicas/writer-window.ts';
 import type { DomainDeps } from './domain/deps.ts';
+import { signingWith } from './domain/quotes.ts';
 import { recordEscrowEvent } from './domain/escrow-events.ts';
 import { createMetrics, type Metrics, type RedisFailure } from './http/metrics.ts';
 import { StaticPriceSource } from './domain/prices.ts';
@@ -90,7 +91,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const pubsub = createOrderPubSub(redis, logger, onRedisFailure, cluster.isWorker ? siblingLink() : undefined);
   const statsCache = countedStatsCache(options.statsCache ?? createStatsCache(config, logger, redis, onRedisFailure), metrics);
   const deps: DomainDeps = {
-    quotes: db.rows,
+    quotes: signingWith(db.rows, config.quoteSigningKey),
     escrow: db.escrow,
     claims: db.claims,
     registry,

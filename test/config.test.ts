@@ -29,6 +29,11 @@ describe('loadConfig', () => {
     for (const name of ['PORT', 'DATABASE_URL', 'QUOTE_TTL_SECONDS', 'LOG_LEVEL']) expect(message).toContain(name);
   });
 
+  it('holds a quote lifetime to a day, which a quote id carries', () => {
+    expect(loadConfig({ QUOTE_TTL_SECONDS: '86400' }).quoteTtlSeconds).toBe(86_400);
+    expect(() => loadConfig({ QUOTE_TTL_SECONDS: '86401' })).toThrow('at most 86400');
+  });
+
   it('metrics on by default on the API port; METRICS=off, METRICS_PORT, and the OTLP endpoint checked', () => {
     expect(loadConfig({})).toMatchObject({ metrics: { enabled: true, port: undefined }, otlpEndpoint: undefined });
     expect(loadConfig({ METRICS: 'off', METRICS_PORT: '', OTEL_EXPORTER_OTLP_ENDPOINT: '' })).toMatchObject({

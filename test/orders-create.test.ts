@@ -67,6 +67,14 @@ describe('POST /orders', () => {
     const other = await t.rest('POST', '/orders', orderBody(quote, {}, 'user-2'));
     expect(other.status).toBe(409);
     expect(other.body).toEqual({ status: 'Error', result: expect.stringContaining('quote_id') });
+    // One that also differs from the quote (its amount): consumed comes before the match, as the contract orders them.
+    const mismatched = await t.rest(
+      'POST',
+      '/orders',
+      orderBody(quote, { destination: { ...orderBody(quote).destination, amount: '1' } }, 'user-3'),
+    );
+    expect(mismatched.status).toBe(409);
+    expect(mismatched.body.result).toContain('already used');
   });
 
   it('answers 404 for an unknown quote and 410 for an expired one', async ({ t, clock }) => {

@@ -1,4 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect } from 'vitest';
+import { QuoteConsumedError, QuoteExpiredError } from '../src/domain/errors.ts';
+import { parseInput } from '../src/domain/input.ts';
+import { createOrder, createOrderSchemaFor } from '../src/domain/orders.ts';
 import { findQuote } from '../src/domain/quotes.ts';
 import { loadRegistry } from '../src/domain/registry/registry.ts';
 import { readQuoteId } from '../src/domain/signed-quotes.ts';
@@ -116,7 +120,7 @@ describe('signed quote ids', () => {
   it('404s an id altered anywhere, on a read and on an order', async ({ t }) => {
     const quote = await makeQuote(t);
     const id = quote.quote_id as string;
-    // Every position after the prefix: the terms, the nonce or the signature.
+    // Every seventh position after the prefix, through the nonce, the terms and the signature.
     for (let at = 2; at < id.length; at += 7) {
       expect((await t.rest('GET', `/quotes/${altered(id, at)}`)).status).toBe(404);
     }
@@ -166,5 +170,32 @@ describe('signed quote ids', () => {
     await expect(findQuote(deps, open.quote_id)).rejects.toMatchObject({ message: expect.stringContaining('no longer lists') });
     // The consumed one is read as stored, with the addresses it was made for.
     expect((await findQuote(deps, taken.quote_id)).solver).toEqual(taken.solver);
+    // An order on each, as the registry now stands: the open quote is refused, the consumed one is a 409.
+    const command = (quote: typeof open, userId: string) => {
+      const body = orderBody(quote, {}, userId);
+      return parseInput(createOrderSchemaFor(moved), {
+        userId,
+        quoteId: body.quote_id,
+        source: body.source,
+        destination: body.destination,
+        commitmentHash: body.commitment_hash,
+      });
+    };
+    await expect(createOrder(deps, command(open, 'late'))).rejects.toBeInstanceOf(QuoteExpiredError);
+    await expect(createOrder(deps, command(taken, 'other'))).rejects.toBeInstanceOf(QuoteConsumedError);
+  });
+
+  it('signs with QUOTE_SIGNING_KEY instead of the database key when it is set', async ({ apps }) => {
+    const key = randomBytes(32);
+    const app = await apps({ env: { QUOTE_SIGNING_KEY: key.toString('hex') } });
+    try {
+      const quote = await makeQuote(app);
+      expect(readQuoteId(quote.quote_id, key)).not.toBeNull();
+      expect(readQuoteId(quote.quote_id, await app.db.rows.signingKey())).toBeNull();
+      expect((await app.rest('GET', `/quotes/${quote.quote_id}`)).body.result).toEqual(quote);
+      expect((await app.rest('POST', '/orders', orderBody(quote))).status).toBe(201);
+    } finally {
+      await app.close();
+    }
   });
 });

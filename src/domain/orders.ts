@@ -8,6 +8,7 @@ import { ConflictError, NotFoundError, QuoteConsumedError, QuoteExpiredError, Qu
 import { assetId, hex32, isoSeconds, object, parseField, text, toSeconds, userId } from './input.ts';
 import { usdValue } from './prices.ts';
 import { quoteToConsume, resolvePair, type ListedPair } from './quotes.ts';
+import { MAX_QUOTE_ID_LENGTH } from './signed-quotes.ts';
 import { KeyTakenError } from './stores.ts';
 import type { Registry } from './registry/registry.ts';
 
@@ -23,8 +24,7 @@ const orderLeg = object({
  */
 export const CreateOrderSchema = object({
   userId,
-  // Signed quote ids (src/domain/signed-quotes.ts) run to some 300 characters at the largest amounts.
-  quoteId: text(512),
+  quoteId: text(MAX_QUOTE_ID_LENGTH),
   source: orderLeg,
   destination: orderLeg,
   commitmentHash: hex32,
@@ -167,15 +167,20 @@ async function createOrderOnce(
   const now = toSeconds(deps.now());
   const quote = first ? await quoteToConsume(deps, request.quoteId, now) : await deps.quotes.quoteById(request.quoteId);
   if (!quote) throw new NotFoundError(`quote_id ${request.quoteId} does not name a quote`);
-  if (quote.consumedBy) {
-    // Consumed already: by this very request (a replay) or another.
-    if ((await deps.quotes.requestHashOf(quote.consumedBy)) === fingerprint) return { orderId: quote.consumedBy, replayed: true };
-    throw new QuoteConsumedError(`quote_id ${request.quoteId} was already used by a different order request`);
-  }
+  if (quote.consumedBy) return answerConsumed(deps, request, quote.consumedBy, fingerprint);
   if (quote.expiresAt <= now) {
     throw new QuoteExpiredError(`quote_id ${request.quoteId} expired at ${isoSeconds(quote.expiresAt)}`);
   }
-  const pair = matchQuote(deps, request, quote);
+  let pair: ListedPair;
+  try {
+    pair = matchQuote(deps, request, quote);
+  } catch (error) {
+    // A live quote read from its id alone may be consumed already, and on a consumed quote a different request
+    // is a 409 whatever it differs in (the contract's order of checks): only a mismatch pays for the read.
+    const stored = error instanceof QuoteMismatchError ? await deps.quotes.quoteById(request.quoteId) : null;
+    if (stored?.consumedBy) return answerConsumed(deps, request, stored.consumedBy, fingerprint);
+    throw error;
+  }
   const orderId = randomBytes(32).toString('hex');
   const { order, intents } = buildOrder(deps, request, quote, pair, orderId, fingerprint, now);
   // One statement stores the quote as consumed (only if no order has: of concurrent consumers exactly one
@@ -183,6 +188,12 @@ async function createOrderOnce(
   // order, or writes nothing. A reused commitment_hash fails a unique index: createOrder answers 409.
   const stored = await deps.quotes.insertOrderConsumingQuote(quote, order, intents);
   return stored && { orderId, replayed: false, stored };
+}
+
+/** The answer on a consumed quote: the order, when this very request consumed it (a replay); else a 409. */
+async function answerConsumed(deps: DomainDeps, request: CreateOrderCommand, orderId: string, fingerprint: string): Promise<CreatedOrder> {
+  if ((await deps.quotes.requestHashOf(orderId)) === fingerprint) return { orderId, replayed: true };
+  throw new QuoteConsumedError(`quote_id ${request.quoteId} was already used by a different order request`);
 }
 
 /** The request must be the quote's own pair and amounts (422). */

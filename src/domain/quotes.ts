@@ -6,7 +6,8 @@ import { NotFoundError, QuoteExpiredError, UnprocessableError } from './errors.t
 import { assetId, object, toSeconds } from './input.ts';
 import { destinationAmount } from './prices.ts';
 import type { Asset, Chain } from './registry/registry.ts';
-import { type QuoteTerms, readQuoteId, signQuoteId, solverFingerprint } from './signed-quotes.ts';
+import type { QuoteAndOrderStore } from './stores.ts';
+import { MAX_QUOTE_ID_LENGTH, type QuoteTerms, readQuoteId, signQuoteId, solverFingerprint } from './signed-quotes.ts';
 
 /** A quote request: shape and formats (400); the registry's word on the pair comes after (422). */
 export const CreateQuoteSchema = object({
@@ -41,13 +42,23 @@ export function resolvePair(deps: Pick<DomainDeps, 'registry'>, sourceId: string
   return { sourceAsset, sourceChain, destAsset, destChain };
 }
 
+/** The store with the configured signing key in place of the database's (QUOTE_SIGNING_KEY), when there is one. */
+export function signingWith<Store extends QuoteAndOrderStore>(store: Store, key: Uint8Array | undefined): Store {
+  if (!key) return store;
+  return { ...store, signingKey: () => Promise.resolve(key) };
+}
+
 /** Prices and signs a quote: nothing is stored until an order consumes it (src/domain/signed-quotes.ts). */
 export async function createQuote(
   deps: Pick<DomainDeps, 'registry' | 'prices' | 'config' | 'now' | 'quotes'>,
   command: CreateQuoteCommand,
 ): Promise<Quote> {
   const terms = await priceQuote(deps, command);
-  return quoteRow(signQuoteId(terms, await deps.quotes.signingKey()), terms);
+  const id = signQuoteId(terms, await deps.quotes.signingKey());
+  // Only a registry of very long asset ids and prices could make one longer.
+  if (id.length > MAX_QUOTE_ID_LENGTH)
+    throw new UnprocessableError(`the quote's terms do not fit in a quote id of ${MAX_QUOTE_ID_LENGTH} characters`);
+  return quoteRow(id, terms);
 }
 
 /** Every check and the price of a quote: its terms, not yet signed (the bulk seed signs and stores them itself). */
@@ -154,7 +165,7 @@ export async function quoteToConsume(deps: Pick<DomainDeps, 'registry' | 'quotes
 }
 
 /** Signed ids run to about 130 characters (some 300 at the largest amounts); stored ones, from before, to 26. */
-const QUOTE_ID = /^[A-Za-z0-9_-]{1,512}$/;
+const QUOTE_ID = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_QUOTE_ID_LENGTH}}$`);
 
 export function isPossibleQuoteId(id: string): boolean {
   return QUOTE_ID.test(id);

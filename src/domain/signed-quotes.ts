@@ -22,6 +22,8 @@ const VERSION = 1;
 const NONCE_BYTES = 8;
 const MAC_BYTES = 16;
 const PREFIX = 'q_';
+/** The longest quote id accepted anywhere (an order's quote_id, GET /quotes/{quote_id}). */
+export const MAX_QUOTE_ID_LENGTH = 512;
 
 /** A quote's terms: everything its id carries but the solver addresses (only their fingerprint). */
 export interface QuoteTerms {

@@ -36,7 +36,8 @@ export const quoteRoutes: Route[] = [
       document: 'quote',
       result: ['quote'],
       responses: { 200: 'The quote; consumed_by names the order once one consumed it.' },
-      errors: [404],
+      // 410: an unconsumed quote made for assets or solver addresses the registry no longer lists.
+      errors: [404, 410],
     },
     async handle(input, run) {
       const { data } = await run('quote', { quoteId: input.params.quoteId });
