@@ -7,7 +7,7 @@ import { assetId, object, toSeconds } from './input.ts';
 import { destinationAmount } from './prices.ts';
 import type { Asset, Chain } from './registry/registry.ts';
 import type { QuoteAndOrderStore } from './stores.ts';
-import { MAX_QUOTE_ID_LENGTH, type QuoteTerms, readQuoteId, signQuoteId, solverFingerprint } from './signed-quotes.ts';
+import { MAX_QUOTE_ID_LENGTH, maybeSigned, type QuoteTerms, readQuoteId, signQuoteId, solverFingerprint } from './signed-quotes.ts';
 
 /** A quote request: shape and formats (400); the registry's word on the pair comes after (422). */
 export const CreateQuoteSchema = object({
@@ -133,6 +133,8 @@ export function quoteRow(id: string, terms: QuoteTerms): Quote {
  * an id this database's key signed.
  */
 async function signedQuote(deps: Pick<DomainDeps, 'registry' | 'quotes'>, id: string): Promise<Quote | 'stale' | null> {
+  // An id of the stored kind needs no key.
+  if (!maybeSigned(id)) return null;
   const terms = readQuoteId(id, await deps.quotes.signingKey());
   if (!terms) return null;
   const sourceAsset = deps.registry.asset(terms.sourceAsset);

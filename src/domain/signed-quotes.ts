@@ -72,9 +72,9 @@ export function signQuoteId(terms: QuoteTerms, key: Uint8Array): string {
  * way, and the id is the key a quote is consumed under.
  */
 export function readQuoteId(id: string, key: Uint8Array): SignedTerms | null {
-  if (!id.startsWith(PREFIX)) return null;
+  if (!maybeSigned(id)) return null;
   const bytes = Buffer.from(id.slice(PREFIX.length), 'base64url');
-  if (bytes.length < 1 + NONCE_BYTES + 14 + MAC_BYTES || bytes[0] !== VERSION) return null;
+  if (bytes.length < MIN_BYTES || bytes[0] !== VERSION) return null;
   if (PREFIX + bytes.toString('base64url') !== id) return null;
   const payload = bytes.subarray(0, bytes.length - MAC_BYTES);
   const expected = mac(payload, key);
@@ -118,6 +118,12 @@ function parsePayload(payload: Buffer): SignedTerms | null {
     solverFingerprint: Buffer.from(fingerprint),
   };
 }
+
+/** The fixed fields, six empty ones and the signature: no signed id is shorter. */
+const MIN_BYTES = 1 + NONCE_BYTES + 14 + 6 + MAC_BYTES;
+
+/** Whether `id` could be a signed id at all (its prefix and length), before any key is needed. */
+export const maybeSigned = (id: string): boolean => id.startsWith(PREFIX) && id.length >= PREFIX.length + Math.ceil((MIN_BYTES * 4) / 3);
 
 const mac = (payload: Buffer, key: Uint8Array) => createHmac('sha256', key).update(payload).digest().subarray(0, MAC_BYTES);
 
