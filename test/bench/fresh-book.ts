@@ -66,7 +66,7 @@ async function main() {
       if (result.non2xx > 0 || result.errors > 0) throw new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors`);
       const pairs = Math.floor(result.requests.total / 2);
       orders += pairs;
-      // Some pairs of the window had their quote and not yet their order: a connection's worth of slack.
+      // Slack of a connection's worth: pairs of the window that were still in flight when it was counted.
       const now = { intents: await scans(partition, 2 * (orders - CONNECTIONS)), quotes: await scans('quotes', orders - CONNECTIONS) };
       const delta = (table: 'intents' | 'quotes') =>
         `${(now[table].seq - last[table].seq).toLocaleString('en-US')} / ${(now[table].idx - last[table].idx).toLocaleString('en-US')}`;
