@@ -10,7 +10,7 @@ import { TEST_DB } from './support/database.ts';
 
 /**
  * The bench's floor (test/bench/floor.ts) must send byte for byte what the service sends for the same
- * request, or a ratio between them compares different work (README, Performance). The floor runs on
+ * request, or a ratio between them compares different work (test/bench/README.md, The floors). The floor runs on
  * PostgreSQL only (pg, SQL-built JSON), so this file does too.
  */
 describe.skipIf(TEST_DB !== 'postgres')('the bench floor answers byte for byte as the service', () => {

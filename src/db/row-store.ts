@@ -80,7 +80,7 @@ const INTENTS_READ = Symbol('intentsRead');
  * intents share its month, so each lookup prunes to one partition). Each is a LATERAL subquery with LIMIT 1
  * (the key is unique, so it changes no result) because PostgreSQL cannot flatten it into a plain join:
  * without planner statistics (a fresh install, a new month's partition) a plain join may be planned as a
- * merge or hash join on `created_at` over whole partitions (README, Performance).
+ * merge or hash join on `created_at` over whole partitions (test/bench/README.md, What limits each path).
  */
 export const BOTH_INTENTS = `CROSS JOIN LATERAL (SELECT * FROM intents i WHERE i.swap_id = o.source_swap_id AND i.created_at = o.created_at LIMIT 1) s
       CROSS JOIN LATERAL (SELECT * FROM intents i WHERE i.swap_id = o.destination_swap_id AND i.created_at = o.created_at LIMIT 1) d`;

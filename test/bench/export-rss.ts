@@ -1,5 +1,5 @@
 /**
- * Memory of an export: starts the server on DATABASE_URL (a seeded database, README Performance),
+ * Memory of an export: starts the server on DATABASE_URL (a seeded database, test/bench/README.md),
  * downloads GET /orders/export, reads the server's RSS from /proc every 250 ms while it streams, and
  * prints the figures. The download is read and dropped as it arrives, like a client saving to disk.
  *

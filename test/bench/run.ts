@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the service against fair floors and the peer, over one PostgreSQL database holding a seeded
- * book of a million orders, in one run, at 10 and at 32 connections (README, Performance).
+ * book of a million orders, in one run, at 10 and at 32 connections (test/bench/README.md).
  *
  * - The read floor (./floor.ts) returns byte for byte the body the service returns for the same request
  *   (test/bench-floor-matches-service.test.ts); the bench checks that again here, on the bench's own database, before it measures.

@@ -18,7 +18,7 @@ export interface PlanOptions {
   /**
    * Every user places the same number of orders (round robin) instead of a few users trading a lot:
    * `--orders 200000 --users 2000 --even-users` gives 2,000 users 100 orders each, so each of their
-   * pages is full (the bench's user pages, README Performance).
+   * pages is full (the bench's user pages, test/bench/README.md).
    */
   evenUsers?: boolean;
 }
