@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import autocannon from 'autocannon';
 import pg from 'pg';
-import { createFloorTables, floorOrders, quoteThenOrder, runPgbench, writeFloorScript } from './create-floor.ts';
-import { type Figures, loadFor } from './load.ts';
+import { createFloorTables, floorOrders, runPgbench, writeFloorScript } from './create-floor.ts';
+import { runWrkPairs } from './create-wrk.ts';
+import type { Figures } from './load.ts';
 import { SAMPLER_APPLICATION, sampleLockWaits } from './lock-waits.ts';
 
 /**
@@ -77,7 +77,7 @@ export interface CreateTurns {
   gatewayCpu: number;
   postgresCpu: number;
   floorPostgresCpu: number;
-  /** The load generators' CPU per order, ms: autocannon (this process) for the service, pgbench for the floor. */
+  /** The load generators' CPU per order, ms: wrk for the service, pgbench for the floor. */
   clientCpu: number;
   floorClientCpu: number;
   /** The floor of the service's own design (signed quotes: create-floor.ts, floorScript), transactions/s. */
@@ -132,24 +132,17 @@ export async function createTurns(bench: CreateBench, scripts: FloorScripts, con
     const cpu = await backendCpu(databaseUrl, dbName);
     const locks = await sampleLockWaits(databaseUrl, { database: dbName });
     const gatewayBefore = procCpuMs(servicePid)!;
-    // autocannon runs in this process (beside the two samplers, which cost little).
-    const clientBefore = process.cpuUsage();
-    const result = await autocannon({ url: `http://127.0.0.1:${port}`, connections, duration: half, requests: quoteThenOrder() });
-    const client = process.cpuUsage(clientBefore);
-    totals.client += (client.user + client.system) / 1000;
+    const result = await runWrkPairs(port, connections, half);
+    totals.client += result.clientCpuMs;
     totals.gateway += procCpuMs(servicePid)! - gatewayBefore;
     totals.postgres += await cpu.stop();
     const sampled = await locks.stop();
     waits.active += sampled.active;
     waits.waiting += sampled.waitingOnLock;
-    if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
-      throw new Error(`create pairs: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
-    }
-    // Two requests per pair.
-    totals.pairs += result.requests.total / 2;
-    totals.seconds += result.duration;
-    p50.ours.push(result.latency.p50);
-    p99 = Math.max(p99, result.latency.p99);
+    totals.pairs += result.orders;
+    totals.seconds += result.orders / result.pairsPerSecond;
+    p50.ours.push(result.p50);
+    p99 = Math.max(p99, result.p99);
   };
   const floorTurn = async () => {
     const cpu = await backendCpu(databaseUrl, dbName);
@@ -170,9 +163,14 @@ export async function createTurns(bench: CreateBench, scripts: FloorScripts, con
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    await loadFor(port, quoteThenOrder(), connections, 2);
+    await runWrkPairs(port, connections, 2);
     await runPgbench(databaseUrl, script, clients, 2);
     const before = await floorOrders(db);
+    // The service's orders since now (its clock, to the second as created_at is kept), counted again at the end.
+    const [{ since }] = (await db.query(`SELECT date_trunc('second', now()) AS since`)).rows;
+    const serviceOrders = async () =>
+      (await db.query('SELECT count(*)::int AS n FROM orders WHERE created_at >= $1', [since])).rows[0].n as number;
+    const serviceBefore = await serviceOrders();
     await serviceTurn();
     await floorTurn();
     await signedFloorTurn();
@@ -183,6 +181,10 @@ export async function createTurns(bench: CreateBench, scripts: FloorScripts, con
     // Every script run must have written its order, or pgbench measured a no-op.
     const runs = totals.transactions + totals.signedTransactions;
     if (written < runs) throw new Error(`pgbench wrote ${written} orders in ${runs} transactions`);
+    // And every order counted from a 201 is in the book (more may be: a create still in flight when wrk stopped).
+    const serviceWritten = (await serviceOrders()) - serviceBefore;
+    if (serviceWritten < totals.pairs)
+      throw new Error(`the service's book holds ${serviceWritten} new orders, wrk counted ${totals.pairs}`);
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     return {
       ours: { rps: totals.pairs / totals.seconds, p50: mean(p50.ours), p99 },

@@ -24,11 +24,11 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { quoteThenOrder } from './create-floor.ts';
+import { runWrkPairs } from './create-wrk.ts';
 import { createTurns, prepareFloor } from './creates.ts';
 import { explainHotPaths } from './explain.ts';
 import { FLOOR_DOCUMENTS, serviceCursor } from './floor.ts';
-import { type Figures, get, graphql, inTurns, load, loadFor, type Request, sample, sequential, type Target } from './load.ts';
+import { type Figures, get, graphql, inTurns, load, type Request, sample, sequential, type Target } from './load.ts';
 import { NODE_FLAGS, SERVICE_ENV } from './node-flags.ts';
 import { start, stopAll } from './processes.ts';
 import { Q } from './queries.ts';
@@ -297,11 +297,10 @@ async function main(): Promise<void> {
   // was measured next. The service is started afresh, and warmed up, if the workers' measurement stopped it.
   const createPath = 'create pairs: POST /quotes + POST /orders';
   if (wanted(createPath)) {
-    if (ours.child.exitCode !== null || ours.child.signalCode !== null) {
-      ours = await start('service', 'src/server.ts', service);
-      // As the long-running instance was: its statements prepared and its code compiled before it is measured.
-      await loadFor(ours.port, quoteThenOrder(), Math.max(...LEVELS), 5);
-    }
+    if (ours.child.exitCode !== null || ours.child.signalCode !== null) ours = await start('service', 'src/server.ts', service);
+    // As a long-running instance is: the create path's statements prepared and its code compiled before it is
+    // measured (the reads before it warm other code; without this the first level measured pays the compiler).
+    await runWrkPairs(ours.port, Math.max(...LEVELS), 5);
     // The floor's tables made afresh; pgbench runs on the same database, in turns with the service.
     const script = await prepareFloor(DATABASE_URL);
     const bench = { databaseUrl: DATABASE_URL, port: ours.port, servicePid: ours.child.pid!, clients: PGBENCH_CLIENTS, seconds: SECONDS };
@@ -318,7 +317,7 @@ async function main(): Promise<void> {
         other: { label: `pgbench (${PGBENCH_CLIENTS} clients, plain SQL)`, ...t.floor },
         note:
           `CPU per order: gateway ${t.gatewayCpu.toFixed(2)} ms, PostgreSQL ${t.postgresCpu.toFixed(2)} ms ` +
-          `(floor: PostgreSQL ${t.floorPostgresCpu.toFixed(2)} ms); load generator autocannon ${t.clientCpu.toFixed(2)} ms, ` +
+          `(floor: PostgreSQL ${t.floorPostgresCpu.toFixed(2)} ms); load generator wrk ${t.clientCpu.toFixed(2)} ms, ` +
           `pgbench ${t.floorClientCpu.toFixed(2)} ms; ${waits}; against the plain SQL of signed quotes ` +
           `(${t.signedFloor.rps.toFixed(0)}/s): ${(t.ours.rps / t.signedFloor.rps).toFixed(2)}x`,
       });

@@ -1,0 +1,160 @@
+/**
+ * The service's create pairs loaded by wrk (`/usr/bin/wrk`, Debian's package `wrk`), the C load generator, as the
+ * floor's pairs are by pgbench: autocannon, in this Node process, spent about three times pgbench's CPU per pair on
+ * the same two cores it measured (test/bench/README.md, The floors). The script (written to
+ * test/bench/create-pair.lua, not committed) keeps, per wrk thread, a queue of the quotes answered: each request
+ * sent takes the oldest for its order (`POST /orders`, a new user and a fresh commitment, the quote's own amounts)
+ * or, when none waits, asks for a quote (`POST /quotes`, QUOTE_BODY). So every quote is used once, by one order,
+ * and each connection alternates quote and order as autocannon's did. Pairs are the orders answered 201; any other
+ * answer fails the run.
+ *
+ *   WRK=/path/to/wrk   (default /usr/bin/wrk)
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { BTC_ADDRESS, EVM_ADDRESS, QUOTE_BODY } from './create-floor.ts';
+
+export const WRK = process.env.WRK ?? '/usr/bin/wrk';
+export const WRK_SCRIPT_PATH = fileURLToPath(new URL('./create-pair.lua', import.meta.url));
+
+/** The Lua script: the queue of quotes, the order body, and the counts `done` prints for runWrkPairs. */
+export function wrkPairScript(): string {
+  const lua = (text: string) => JSON.stringify(text); // a JSON string of ASCII is a Lua string literal too
+  const orderHead = (source: string) =>
+    lua(
+      `","source":{"asset":"bitcoin:btc","recipient":"${BTC_ADDRESS}","amount":"${source}"},"destination":{"asset":"ethereum:wbtc","recipient":"${EVM_ADDRESS}","amount":"`,
+    );
+  return `-- Written by test/bench/create-wrk.ts: quote + order pairs, each quote used by one order.
+local quoteBody = ${lua(JSON.stringify(QUOTE_BODY))}
+local headers = { ["Content-Type"] = "application/json" }
+local queue, head, tail = {}, 1, 0
+local hex = "0123456789abcdef"
+quotes, orders, refused = 0, 0, 0
+
+local threads = {}
+function setup(thread)
+  thread:set("id", #threads)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  math.randomseed(os.time() * 1000 + id)
+end
+
+local function randomHex(n)
+  local t = {}
+  for i = 1, n do
+    local k = math.random(1, 16)
+    t[i] = hex:sub(k, k)
+  end
+  return table.concat(t)
+end
+
+function request()
+  if head <= tail then
+    local quote = queue[head]
+    queue[head] = nil
+    head = head + 1
+    local body = '{"user_id":"bench-' .. randomHex(6) .. '","quote_id":"' .. quote[1] .. ${orderHead(QUOTE_BODY.source.amount)} ..
+      quote[2] .. '"},"commitment_hash":"' .. randomHex(64) .. '"}'
+    return wrk.format("POST", "/orders", headers, body)
+  end
+  return wrk.format("POST", "/quotes", headers, quoteBody)
+end
+
+function response(status, _, body)
+  if status ~= 201 then
+    refused = refused + 1
+  elseif body:find('"order_id"', 1, true) then
+    orders = orders + 1
+  else
+    local id = body:match('"quote_id":"(q_[^"]+)"')
+    local amount = body:match('"destination":{[^}]-"amount":"(%d+)"')
+    if id and amount then
+      quotes = quotes + 1
+      tail = tail + 1
+      queue[tail] = { id, amount }
+    else
+      refused = refused + 1
+    end
+  end
+end
+
+function done()
+  local q, o, r = 0, 0, 0
+  for _, thread in ipairs(threads) do
+    q = q + thread:get("quotes")
+    o = o + thread:get("orders")
+    r = r + thread:get("refused")
+  end
+  io.write(string.format("pairs: quotes %d orders %d refused %d\\n", q, o, r))
+end
+`;
+}
+
+export interface WrkPairs {
+  /** Orders answered 201 per second of the run. */
+  pairsPerSecond: number;
+  orders: number;
+  /** Per request (a quote or an order), ms. */
+  p50: number;
+  p99: number;
+  /** wrk's user + system CPU over the run, ms. */
+  clientCpuMs: number;
+}
+
+/** `connections` connections on two threads (pgbench's -j 2) for `seconds`; throws on any refused answer or socket error. */
+export async function runWrkPairs(port: number, connections: number, seconds: number): Promise<WrkPairs> {
+  if (!existsSync(WRK)) throw new Error(`${WRK} not found: the create pairs are loaded by wrk (apt-get install wrk), or set WRK`);
+  writeFileSync(WRK_SCRIPT_PATH, wrkPairScript());
+  const { stdout } = await promisify(execFile)(
+    '/bin/sh',
+    [
+      '-c',
+      '"$0" "$@"; status=$?; times; exit $status',
+      WRK,
+      '-t',
+      String(Math.min(connections, 2)),
+      '-c',
+      String(connections),
+      '-d',
+      `${seconds}s`,
+      '--timeout',
+      '10s',
+      '--latency',
+      '-s',
+      WRK_SCRIPT_PATH,
+      `http://127.0.0.1:${port}`,
+    ],
+    { maxBuffer: 16 * 1024 * 1024 },
+  );
+  const counts = /pairs: quotes (\d+) orders (\d+) refused (\d+)/.exec(stdout);
+  const duration = /requests in ([\d.]+)(ms|s|m),/.exec(stdout);
+  if (!counts || !duration) throw new Error(`wrk printed no counts:\n${stdout}`);
+  const socketErrors = /Socket errors: (.*)/.exec(stdout);
+  if (Number(counts[3]) > 0 || socketErrors) {
+    throw new Error(
+      `create pairs under wrk: ${counts[3]} answers not 201${socketErrors ? `, socket errors ${socketErrors[1]}` : ''}\n${stdout}`,
+    );
+  }
+  const elapsed = Number(duration[1]) * ({ ms: 0.001, s: 1, m: 60 } as Record<string, number>)[duration[2]!]!;
+  const children = [...stdout.matchAll(/(\d+)m([\d.]+)s (\d+)m([\d.]+)s/g)].at(-1);
+  const orders = Number(counts[2]);
+  return {
+    pairsPerSecond: orders / elapsed,
+    orders,
+    p50: wrkMs(/\n\s+50%\s+([\d.]+)(us|ms|s)/.exec(stdout)),
+    p99: wrkMs(/\n\s+99%\s+([\d.]+)(us|ms|s)/.exec(stdout)),
+    clientCpuMs: children
+      ? (Number(children[1]) * 60 + Number(children[2]) + Number(children[3]) * 60 + Number(children[4])) * 1000
+      : Number.NaN,
+  };
+}
+
+/** A latency as wrk prints it ("812.00us", "3.21ms", "1.02s"), in ms. */
+function wrkMs(match: RegExpExecArray | null): number {
+  if (!match) return Number.NaN;
+  return Number(match[1]) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[match[2]!]!;
+}
