@@ -5,12 +5,17 @@
  * test/bench/create-pair.lua, not committed) keeps, per wrk thread, a queue of the quotes answered: each request
  * sent takes the oldest for its order (`POST /orders`, a new user and a fresh commitment, the quote's own amounts)
  * or, when none waits, asks for a quote (`POST /quotes`, QUOTE_BODY). So every quote is used once, by one order,
- * and each connection alternates quote and order as autocannon's did. Pairs are the orders answered 201; any other
- * answer fails the run.
+ * and each thread's requests alternate quote and order (a thread's connections share its queue). Pairs are the
+ * orders answered 201; any other answer fails the run.
+ *
+ * Its latency percentiles are wrk's, which it corrects for coordinated omission (a request slower than twice the
+ * mean gap between one connection's requests adds the samples that would have been sent meanwhile): higher than
+ * autocannon's raw ones for the same answers, and not comparable with the reads' in the same table.
  *
  *   WRK=/path/to/wrk   (default /usr/bin/wrk)
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -18,6 +23,13 @@ import { BTC_ADDRESS, EVM_ADDRESS, QUOTE_BODY } from './create-floor.ts';
 
 export const WRK = process.env.WRK ?? '/usr/bin/wrk';
 export const WRK_SCRIPT_PATH = fileURLToPath(new URL('./create-pair.lua', import.meta.url));
+
+/** wrk's version as it prints it ("wrk 4.1.0"), or that it is missing; it exits 1 after printing its usage. */
+export function wrkVersion(): string {
+  const printed = spawnSync(WRK, ['--version'], { encoding: 'utf8' });
+  const version = /^wrk (\S+)/.exec(printed.stdout ?? '');
+  return version ? `wrk ${version[1]}` : `wrk not found at ${WRK}`;
+}
 
 /** The Lua script: the queue of quotes, the order body, and the counts `done` prints for runWrkPairs. */
 export function wrkPairScript(): string {
@@ -40,7 +52,8 @@ function setup(thread)
 end
 
 function init(args)
-  math.randomseed(os.time() * 1000 + id)
+  -- A seed drawn by the bench for each run (crypto), and the thread's own: no two runs draw the same commitments.
+  math.randomseed(tonumber(args[1]) + id)
 end
 
 local function randomHex(n)
@@ -82,14 +95,14 @@ function response(status, _, body)
   end
 end
 
-function done()
+function done(summary)
   local q, o, r = 0, 0, 0
   for _, thread in ipairs(threads) do
     q = q + thread:get("quotes")
     o = o + thread:get("orders")
     r = r + thread:get("refused")
   end
-  io.write(string.format("pairs: quotes %d orders %d refused %d\\n", q, o, r))
+  io.write(string.format("pairs: quotes %d orders %d refused %d duration_us %d\\n", q, o, r, summary.duration))
 end
 `;
 }
@@ -98,14 +111,18 @@ export interface WrkPairs {
   /** Orders answered 201 per second of the run. */
   pairsPerSecond: number;
   orders: number;
-  /** Per request (a quote or an order), ms. */
+  seconds: number;
+  /** Per request (a quote or an order), ms, corrected for coordinated omission as wrk does (above). */
   p50: number;
   p99: number;
   /** wrk's user + system CPU over the run, ms. */
   clientCpuMs: number;
 }
 
-/** `connections` connections on two threads (pgbench's -j 2) for `seconds`; throws on any refused answer or socket error. */
+/**
+ * `connections` connections on two threads (pgbench's -j 2; one for an odd count, which wrk would round down) for
+ * `seconds`; throws on any refused answer or socket error.
+ */
 export async function runWrkPairs(port: number, connections: number, seconds: number): Promise<WrkPairs> {
   if (!existsSync(WRK)) throw new Error(`${WRK} not found: the create pairs are loaded by wrk (apt-get install wrk), or set WRK`);
   writeFileSync(WRK_SCRIPT_PATH, wrkPairScript());
@@ -116,7 +133,7 @@ export async function runWrkPairs(port: number, connections: number, seconds: nu
       '"$0" "$@"; status=$?; times; exit $status',
       WRK,
       '-t',
-      String(Math.min(connections, 2)),
+      String(connections % 2 === 0 ? 2 : 1),
       '-c',
       String(connections),
       '-d',
@@ -127,24 +144,26 @@ export async function runWrkPairs(port: number, connections: number, seconds: nu
       '-s',
       WRK_SCRIPT_PATH,
       `http://127.0.0.1:${port}`,
+      '--',
+      String(randomBytes(4).readUInt32BE()),
     ],
     { maxBuffer: 16 * 1024 * 1024 },
   );
-  const counts = /pairs: quotes (\d+) orders (\d+) refused (\d+)/.exec(stdout);
-  const duration = /requests in ([\d.]+)(ms|s|m),/.exec(stdout);
-  if (!counts || !duration) throw new Error(`wrk printed no counts:\n${stdout}`);
+  const counts = /pairs: quotes (\d+) orders (\d+) refused (\d+) duration_us (\d+)/.exec(stdout);
+  if (!counts) throw new Error(`wrk printed no counts:\n${stdout}`);
   const socketErrors = /Socket errors: (.*)/.exec(stdout);
   if (Number(counts[3]) > 0 || socketErrors) {
     throw new Error(
       `create pairs under wrk: ${counts[3]} answers not 201${socketErrors ? `, socket errors ${socketErrors[1]}` : ''}\n${stdout}`,
     );
   }
-  const elapsed = Number(duration[1]) * ({ ms: 0.001, s: 1, m: 60 } as Record<string, number>)[duration[2]!]!;
+  const elapsed = Number(counts[4]) / 1e6;
   const children = [...stdout.matchAll(/(\d+)m([\d.]+)s (\d+)m([\d.]+)s/g)].at(-1);
   const orders = Number(counts[2]);
   return {
     pairsPerSecond: orders / elapsed,
     orders,
+    seconds: elapsed,
     p50: wrkMs(/\n\s+50%\s+([\d.]+)(us|ms|s)/.exec(stdout)),
     p99: wrkMs(/\n\s+99%\s+([\d.]+)(us|ms|s)/.exec(stdout)),
     clientCpuMs: children

@@ -24,7 +24,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { runWrkPairs } from './create-wrk.ts';
+import { runWrkPairs, wrkVersion } from './create-wrk.ts';
 import { createTurns, prepareFloor } from './creates.ts';
 import { explainHotPaths } from './explain.ts';
 import { FLOOR_DOCUMENTS, serviceCursor } from './floor.ts';
@@ -144,7 +144,7 @@ async function main(): Promise<void> {
   ];
   console.log(
     `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, load average ${loadAvg}; ` +
-      `node ${process.version} (servers run with ${NODE_FLAGS.join(' ') || 'no flags'}); PostgreSQL ${pgVersion}; autocannon ${pkg('./', 'autocannon')}, postgraphile ${pkg('./', 'postgraphile')}, ` +
+      `node ${process.version} (servers run with ${NODE_FLAGS.join(' ') || 'no flags'}); PostgreSQL ${pgVersion}; autocannon ${pkg('./', 'autocannon')}, postgraphile ${pkg('./', 'postgraphile')}, ${wrkVersion()}, ` +
       `graphql-yoga ${pkg('../../', 'graphql-yoga')}, @prisma/client ${pkg('../../', '@prisma/client')}`,
   );
   console.log(
@@ -294,15 +294,16 @@ async function main(): Promise<void> {
   }
 
   // The writes come last: the rows they add set autovacuum and checkpoints going, which would fall on whatever
-  // was measured next. The service is started afresh, and warmed up, if the workers' measurement stopped it.
+  // was measured next. The service is started afresh if the workers' measurement stopped it.
   const createPath = 'create pairs: POST /quotes + POST /orders';
   if (wanted(createPath)) {
     if (ours.child.exitCode !== null || ours.child.signalCode !== null) ours = await start('service', 'src/server.ts', service);
     // As a long-running instance is: the create path's statements prepared and its code compiled before it is
     // measured (the reads before it warm other code; without this the first level measured pays the compiler).
     await runWrkPairs(ours.port, Math.max(...LEVELS), 5);
-    // The floor's tables made afresh; pgbench runs on the same database, in turns with the service.
-    const script = await prepareFloor(DATABASE_URL);
+    // The floor's scripts (its tables are made afresh at each connection count); pgbench runs on the same database,
+    // in turns with the service.
+    const script = await prepareFloor();
     const bench = { databaseUrl: DATABASE_URL, port: ours.port, servicePid: ours.child.pid!, clients: PGBENCH_CLIENTS, seconds: SECONDS };
     for (const connections of LEVELS) {
       process.stdout.write(`  ${createPath} @${connections} ...`);
