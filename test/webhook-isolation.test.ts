@@ -51,7 +51,8 @@ it('a fast endpoint gets its deliveries promptly while a dead neighbour times ou
     await app.close();
     await Promise.all([fast.close(), dead.close()]);
   }
-});
+  // Its own waits add up to 14 s, beside a fresh database's migrations.
+}, 60_000);
 
 it("a slow delivery takes one of its endpoint's slots, not all of them: other orders' deliveries go past it", async ({ apps }) => {
   const receiver = await new Receiver().start();
