@@ -173,47 +173,49 @@ export function writeFloorScript(variant: 'stored' | 'signed' = 'stored'): strin
   return path;
 }
 
+/**
+ * A load generator run to its end, with its output and its CPU (user + system, ms): run through sh, whose `times`
+ * prints the shell's own times, then its children's ("0m1.234s 0m0.567s").
+ */
+export async function runLoadGenerator(command: string, args: string[]): Promise<{ stdout: string; cpuMs: number }> {
+  const { stdout } = await promisify(execFile)('/bin/sh', ['-c', '"$0" "$@"; status=$?; times; exit $status', command, ...args], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const children = [...stdout.matchAll(/(\d+)m([\d.]+)s (\d+)m([\d.]+)s/g)].at(-1);
+  const cpuMs = children
+    ? (Number(children[1]) * 60 + Number(children[2]) + Number(children[3]) * 60 + Number(children[4])) * 1000
+    : Number.NaN;
+  return { stdout, cpuMs };
+}
+
 /** pgbench over `script`: transactions/s (without connection time), latency average, and the run's transactions. */
 export async function runPgbench(databaseUrl: string, scriptPath: string, clients: number, seconds: number) {
-  // Through sh, whose `times` then prints its children's CPU (user, system): pgbench's own, the floor's client.
-  const { stdout } = await promisify(execFile)(
-    '/bin/sh',
-    [
-      '-c',
-      '"$0" "$@"; status=$?; times; exit $status',
-      PGBENCH,
-      // Prepared, as the service prepares each statement once per connection (src/db/prepared-statements.ts).
-      '-n',
-      '-M',
-      'prepared',
-      '-c',
-      String(clients),
-      '-j',
-      String(Math.min(clients, 2)),
-      '-T',
-      String(seconds),
-      '-f',
-      scriptPath,
-      databaseUrl,
-    ],
-    { maxBuffer: 16 * 1024 * 1024 },
-  );
+  const { stdout, cpuMs } = await runLoadGenerator(PGBENCH, [
+    // Prepared, as the service prepares each statement once per connection (src/db/prepared-statements.ts).
+    '-n',
+    '-M',
+    'prepared',
+    '-c',
+    String(clients),
+    '-j',
+    String(Math.min(clients, 2)),
+    '-T',
+    String(seconds),
+    '-f',
+    scriptPath,
+    databaseUrl,
+  ]);
   const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(stdout);
   const latency = /latency average = ([\d.]+) ms/.exec(stdout);
   const failed = /number of failed transactions: (\d+)/.exec(stdout);
   const processed = /number of transactions actually processed: (\d+)/.exec(stdout);
   if (!tps) throw new Error(`pgbench printed no tps:\n${stdout}`);
   if (failed && Number(failed[1]) > 0) throw new Error(`pgbench: ${failed[1]} failed transactions:\n${stdout}`);
-  // `times` prints the shell's own times, then its children's: "0m1.234s 0m0.567s".
-  const children = [...stdout.matchAll(/(\d+)m([\d.]+)s (\d+)m([\d.]+)s/g)].at(-1);
-  const clientCpuMs = children
-    ? (Number(children[1]) * 60 + Number(children[2]) + Number(children[3]) * 60 + Number(children[4])) * 1000
-    : Number.NaN;
   return {
     tps: Number(tps[1]),
     latencyMs: latency ? Number(latency[1]) : Number.NaN,
     transactions: Number(processed?.[1] ?? 0),
-    clientCpuMs,
+    clientCpuMs: cpuMs,
   };
 }
 

@@ -14,12 +14,11 @@
  *
  *   WRK=/path/to/wrk   (default /usr/bin/wrk)
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { BTC_ADDRESS, EVM_ADDRESS, QUOTE_BODY } from './create-floor.ts';
+import { BTC_ADDRESS, EVM_ADDRESS, QUOTE_BODY, runLoadGenerator } from './create-floor.ts';
 
 export const WRK = process.env.WRK ?? '/usr/bin/wrk';
 export const WRK_SCRIPT_PATH = fileURLToPath(new URL('./create-pair.lua', import.meta.url));
@@ -126,29 +125,22 @@ export interface WrkPairs {
 export async function runWrkPairs(port: number, connections: number, seconds: number): Promise<WrkPairs> {
   if (!existsSync(WRK)) throw new Error(`${WRK} not found: the create pairs are loaded by wrk (apt-get install wrk), or set WRK`);
   writeFileSync(WRK_SCRIPT_PATH, wrkPairScript());
-  const { stdout } = await promisify(execFile)(
-    '/bin/sh',
-    [
-      '-c',
-      '"$0" "$@"; status=$?; times; exit $status',
-      WRK,
-      '-t',
-      String(connections % 2 === 0 ? 2 : 1),
-      '-c',
-      String(connections),
-      '-d',
-      `${seconds}s`,
-      '--timeout',
-      '10s',
-      '--latency',
-      '-s',
-      WRK_SCRIPT_PATH,
-      `http://127.0.0.1:${port}`,
-      '--',
-      String(randomBytes(4).readUInt32BE()),
-    ],
-    { maxBuffer: 16 * 1024 * 1024 },
-  );
+  const { stdout, cpuMs } = await runLoadGenerator(WRK, [
+    '-t',
+    String(connections % 2 === 0 ? 2 : 1),
+    '-c',
+    String(connections),
+    '-d',
+    `${seconds}s`,
+    '--timeout',
+    '10s',
+    '--latency',
+    '-s',
+    WRK_SCRIPT_PATH,
+    `http://127.0.0.1:${port}`,
+    '--',
+    String(randomBytes(4).readUInt32BE()),
+  ]);
   const counts = /pairs: quotes (\d+) orders (\d+) refused (\d+) duration_us (\d+)/.exec(stdout);
   if (!counts) throw new Error(`wrk printed no counts:\n${stdout}`);
   const socketErrors = /Socket errors: (.*)/.exec(stdout);
@@ -158,7 +150,6 @@ export async function runWrkPairs(port: number, connections: number, seconds: nu
     );
   }
   const elapsed = Number(counts[4]) / 1e6;
-  const children = [...stdout.matchAll(/(\d+)m([\d.]+)s (\d+)m([\d.]+)s/g)].at(-1);
   const orders = Number(counts[2]);
   return {
     pairsPerSecond: orders / elapsed,
@@ -166,9 +157,7 @@ export async function runWrkPairs(port: number, connections: number, seconds: nu
     seconds: elapsed,
     p50: wrkMs(/\n\s+50%\s+([\d.]+)(us|ms|s)/.exec(stdout)),
     p99: wrkMs(/\n\s+99%\s+([\d.]+)(us|ms|s)/.exec(stdout)),
-    clientCpuMs: children
-      ? (Number(children[1]) * 60 + Number(children[2]) + Number(children[3]) * 60 + Number(children[4])) * 1000
-      : Number.NaN,
+    clientCpuMs: cpuMs,
   };
 }
 

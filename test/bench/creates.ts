@@ -95,7 +95,7 @@ export interface CreateBench {
 }
 
 /** The floor's scripts written (test/bench/create-pair.pgbench, create-pair-signed.pgbench); createTurns makes its tables. */
-export async function prepareFloor(): Promise<FloorScripts> {
+export function prepareFloor(): FloorScripts {
   return { stored: writeFloorScript('stored'), signed: writeFloorScript('signed') };
 }
 

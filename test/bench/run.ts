@@ -303,7 +303,7 @@ async function main(): Promise<void> {
     await runWrkPairs(ours.port, Math.max(...LEVELS), 5);
     // The floor's scripts (its tables are made afresh at each connection count); pgbench runs on the same database,
     // in turns with the service.
-    const script = await prepareFloor();
+    const script = prepareFloor();
     const bench = { databaseUrl: DATABASE_URL, port: ours.port, servicePid: ours.child.pid!, clients: PGBENCH_CLIENTS, seconds: SECONDS };
     for (const connections of LEVELS) {
       process.stdout.write(`  ${createPath} @${connections} ...`);
