@@ -41,6 +41,7 @@ export default defineConfig({
             'test/openapi-clients.test.ts',
             'test/schema-baseline.test.ts',
             'test/route-matcher.test.ts',
+            'test/shared-subscriptions.test.ts',
           ],
           env: { TEST_DB: 'postgres' },
           globalSetup: ['test/support/postgres-setup.ts'],

@@ -7,7 +7,7 @@ import type { App } from './app.ts';
 import type { ErrorCode } from './domain/errors.ts';
 import { bearerToken } from './http/auth.ts';
 import { clientIp } from './http/rate-limit.ts';
-import { sharedJson } from './http/shared-subscriptions.ts';
+import { attachDirectSink, sharedJson } from './http/shared-subscriptions.ts';
 import { connectionSlots, type SubscriptionContext, type SubscriptionSlots } from './http/subscription-limits.ts';
 import type { TransportLimits } from './http/transport-limits.ts';
 import { MAX_BODY_BYTES } from './http/envelope.ts';
@@ -51,6 +51,34 @@ function withSharedPayload(data: string): string {
   return at < 0 ? data : data.slice(0, at) + json + data.slice(at + MARKER_JSON.length);
 }
 
+/**
+ * The `next` messages of a shared stream written straight to the socket (src/http/shared-subscriptions.ts,
+ * DirectSink): the same text graphql-ws would send, one send at a time as graphql-ws does (it awaits each),
+ * and none once the client completed the operation or the socket is closing.
+ */
+function directNext(
+  request: object,
+  { ctx, id, socket }: { ctx: { subscriptions: Record<string, unknown> }; id: string; socket: WebSocket },
+) {
+  const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+  let sending = false;
+  let direct: { drain(): void } | undefined;
+  const sent = () => {
+    sending = false;
+    direct?.drain();
+  };
+  // A closing socket or a completed operation takes results and drops them, as graphql-ws' own send does.
+  const gone = () => socket.readyState !== socket.OPEN || !(id in ctx.subscriptions);
+  direct = attachDirectSink(request, {
+    ready: () => !sending || gone(),
+    deliver(result) {
+      if (gone()) return;
+      sending = true;
+      socket.send(`${prefix}${sharedJson(result)}}`, sent);
+    },
+  });
+}
+
 /** How often a silent client is pinged, and how long its pong may take before the socket is dropped. */
 const KEEP_ALIVE_MS = 12_000;
 
@@ -90,9 +118,17 @@ export function serveWebSockets(
   };
   // One count per socket, kept with graphql-ws' per-socket context.
   const perSocket = new WeakMap<object, SubscriptionSlots>();
+  // Each operation's socket and id, by the stand-in request of its context: what a direct sink writes to.
+  const operations = new WeakMap<object, { ctx: { subscriptions: Record<string, unknown> }; id: string; socket: WebSocket }>();
   const options: ServerOptions<Record<string, unknown> | undefined, Extra> = {
     execute: (args) => (args.rootValue as EnvelopedRoot).execute(args) as never,
-    subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args) as never,
+    subscribe: async (args) => {
+      const result = await (args.rootValue as EnvelopedRoot).subscribe(args);
+      const request = (args.contextValue as { request?: object } | undefined)?.request;
+      const operation = request && operations.get(request);
+      if (operation) directNext(request, operation);
+      return result as never;
+    },
     onNext: (_ctx, _id, _payload, _args, result) => {
       const json = sharedJson(result as ExecutionResult);
       return json === undefined ? undefined : (new SharedPayload(json) as never);
@@ -113,7 +149,7 @@ export function serveWebSockets(
       ctx.extra.socket.close(4429, decision.message);
       return false;
     },
-    onSubscribe: async (ctx, _id, params) => {
+    onSubscribe: async (ctx, id, params) => {
       const upgrade = ctx.extra.request;
       const request = credentialsRequest(ctx.connectionParams, upgrade.headers.authorization);
       if (limits.rateLimiter) {
@@ -134,6 +170,7 @@ export function serveWebSockets(
         params,
         connectionSubscriptions,
       } satisfies SubscriptionContext & Record<string, unknown>);
+      operations.set(request, { ctx, id, socket: ctx.extra.socket });
       let document: DocumentNode;
       try {
         document = parse(params.query);

@@ -5,7 +5,7 @@ import { describe, expect } from 'vitest';
 import { WebSocket } from 'ws';
 import { it, type TestApp } from './support/app.ts';
 import { makeOrder } from './support/fixtures.ts';
-import { Inbox, WAIT_MS, bounded, subscribeSse, type Result } from './support/sse.ts';
+import { Inbox, WAIT_MS, bounded, orderOf, subscribeSse, type Result } from './support/sse.ts';
 import { listen } from './support/ws.ts';
 import { SUBSCRIBER_QUEUE_LIMIT } from '../src/http/shared-subscriptions.ts';
 
@@ -95,6 +95,52 @@ describe('subscribers of one topic', () => {
       await bounded(server.close(), WAIT_MS, 'server close');
     }
   }, 120_000);
+
+  it('get every event in order around one with errors, over SSE and WebSocket alike', async ({ t }) => {
+    // Shared results without errors go straight to each socket; a result with errors goes through the
+    // per-subscriber hooks, and so does everything after it (src/http/shared-subscriptions.ts, DirectSink).
+    const userId = `order-${randomBytes(6).toString('hex')}`;
+    const order = await makeOrder(t, {}, userId);
+    const server = await listen(t);
+    const client = createClient({ url: server.wsUrl, webSocketImpl: WebSocket, retryAttempts: 0, lazy: false });
+    const sse = await Promise.all(Array.from({ length: 3 }, () => subscribeSse(server.base, USER_ORDERS, { userId })));
+    const ws = Array.from({ length: 3 }, () => {
+      const inbox = new Inbox();
+      const stop = client.subscribe(
+        { query: USER_ORDERS, variables: { userId } },
+        { next: (r) => inbox.push(r as Result), error: (e) => inbox.end(e), complete: () => inbox.end() },
+      );
+      return { inbox, stop };
+    });
+    const inboxes = [...sse.map((s) => s.inbox), ...ws.map((s) => s.inbox)];
+    try {
+      for (const inbox of inboxes) await inbox.untilLive(publish(t, userId, order.order_id));
+      await new Promise((r) => setTimeout(r, 200));
+      const before = inboxes.map((i) => i.size);
+      // An order that does not exist: its read fails, and the result carries the error.
+      const missing = `ord_${randomBytes(8).toString('hex')}`;
+      publish(t, userId, order.order_id)();
+      publish(t, userId, missing)();
+      publish(t, userId, order.order_id)();
+      publish(t, userId, order.order_id)();
+      for (const [i, inbox] of inboxes.entries()) {
+        for (const deadline = Date.now() + WAIT_MS; inbox.size < before[i]! + 4; ) {
+          if (Date.now() > deadline) throw new Error(`subscriber ${i} got ${inbox.size - before[i]!} of 4 events`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        const got = inbox
+          .all()
+          .slice(before[i])
+          .map((r) => (r.errors?.length ? 'error' : (orderOf(r)?.orderId ?? 'empty')));
+        expect(got, `subscriber ${i}`).toEqual([order.order_id, 'error', order.order_id, order.order_id]);
+      }
+    } finally {
+      for (const s of ws) s.stop();
+      await Promise.all(sse.map((s) => s.close()));
+      await bounded(Promise.resolve(client.dispose()), WAIT_MS, 'graphql-ws client dispose');
+      await bounded(server.close(), WAIT_MS, 'server close');
+    }
+  });
 
   it('get each SSE event in one write: one HTTP chunk holds a whole event', async ({ t }) => {
     const userId = `chunk-${randomBytes(6).toString('hex')}`;

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { sharedJson } from './shared-subscriptions.ts';
+import { attachDirectSink, sharedJson } from './shared-subscriptions.ts';
 
 /**
  * How often an idle stream gets a comment line, so proxies and browsers keep it open: as Yoga's own writer,
@@ -22,7 +22,7 @@ export function sseResultsPlugin(): Plugin {
     onResultProcess({ request, result, setResultProcessor }) {
       if (isAsyncIterable(result) && acceptsEventStream(request.headers.get('accept'))) {
         setResultProcessor(
-          (stream, fetchAPI) => sseResponse(stream as AsyncIterable<ExecutionResult>, fetchAPI.Response),
+          (stream, fetchAPI) => sseResponse(stream as AsyncIterable<ExecutionResult>, fetchAPI.Response, request),
           'text/event-stream',
         );
       }
@@ -53,9 +53,13 @@ const COMPLETE = Buffer.from('event: complete\ndata:\n\n');
 /** The event bytes of each shared result, made by its first subscriber's stream. */
 const encoded = new WeakMap<ExecutionResult, Buffer>();
 
-function sseResponse(stream: AsyncIterable<ExecutionResult>, Response: typeof globalThis.Response): Response {
+function sseResponse(stream: AsyncIterable<ExecutionResult>, Response: typeof globalThis.Response, request: Request): Response {
   const iterator = stream[Symbol.asyncIterator]();
   let ping: NodeJS.Timeout | undefined;
+  // Whether the reader asked for more since the last event (read() below): a shared result then goes
+  // straight to the stream (src/http/shared-subscriptions.ts, DirectSink), with no promise per event.
+  let wanted = false;
+  let direct: { drain(): void } | undefined;
   // A ping pushed while a result is awaited makes the stream ask again; the shared stream's subscriber
   // serves one next() at a time, so a second is not started.
   let pulling = false;
@@ -65,6 +69,8 @@ function sseResponse(stream: AsyncIterable<ExecutionResult>, Response: typeof gl
     // default buffer grew from 16 to 64 KiB in Node 22).
     highWaterMark: 0,
     read() {
+      wanted = true;
+      direct?.drain();
       if (pulling) return;
       pulling = true;
       iterator.next().then(
@@ -74,6 +80,7 @@ function sseResponse(stream: AsyncIterable<ExecutionResult>, Response: typeof gl
             this.push(COMPLETE);
             this.push(null);
           } else {
+            wanted = false;
             this.push(eventBytes(step.value));
           }
         },
@@ -88,6 +95,13 @@ function sseResponse(stream: AsyncIterable<ExecutionResult>, Response: typeof gl
       // Not awaited: a stream's return() may wait for the pending next(), which waits for an event.
       Promise.resolve(iterator.return?.()).catch(() => undefined);
       callback(error);
+    },
+  });
+  direct = attachDirectSink(request, {
+    ready: () => wanted && !body.destroyed,
+    deliver(result) {
+      wanted = false;
+      body.push(eventBytes(result));
     },
   });
   // Some browsers show nothing of a stream until its first bytes: a comment goes out at once.

@@ -10,7 +10,8 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import WebSocket from 'ws';
 import { freePort } from '../support/server-process.ts';
 import { type AnsweredCommand, BUCKET_MS, type OpenCommand } from './live-subscribers.ts';
@@ -108,6 +109,32 @@ function usage(pid: number) {
   return { rssBytes: rssKb * 1024, cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 };
 }
 
+/** CPU time (ms) of every process whose command is one of `names` (PostgreSQL's backends, Redis), from /proc. */
+function commandCpuMs(names: string[]): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (!names.some((name) => command.startsWith(name))) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    } catch {
+      // The process exited between the listing and the read.
+    }
+  }
+  return total;
+}
+
+/** Busy and total CPU time of the whole machine so far, over every core, from /proc/stat (in ticks). */
+function machineTicks() {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  // idle and iowait are the machine's spare time; everything else is some process's work.
+  return { busy: total - fields[3]! - (fields[4] ?? 0), total };
+}
+
 /** The instance's V8 heap in use and its memory outside the heap (socket buffers among it), from /metrics. */
 async function heapMib(port: number) {
   const res = await fetch(`http://127.0.0.1:${port}/metrics`);
@@ -153,6 +180,33 @@ async function collectGarbage(pid: number) {
     socket.once('error', reject);
   });
   socket.close();
+}
+
+/** The machine's busy cores over the run, split by who used them. */
+function coresBusy(t: {
+  machine: number;
+  machineTotal: number;
+  instancesMs: number;
+  clientsMs: number;
+  benchMs: number;
+  postgresMs: number;
+  redisMs: number;
+  runMs: number;
+}) {
+  const cores = (ms: number) => Math.round((ms / t.runMs) * 100) / 100;
+  const cpus = availableParallelism();
+  const machine = (t.machine / t.machineTotal) * cpus;
+  const machineMs = machine * t.runMs;
+  return {
+    of: cpus,
+    all: Math.round(machine * 100) / 100,
+    instances: cores(t.instancesMs),
+    clients: cores(t.clientsMs),
+    creates_sender: cores(t.benchMs),
+    postgres: cores(t.postgresMs),
+    redis: cores(t.redisMs),
+    rest: cores(Math.max(0, machineMs - t.instancesMs - t.clientsMs - t.benchMs - t.postgresMs - t.redisMs)),
+  };
 }
 
 function percentiles(values: number[]) {
@@ -271,6 +325,11 @@ async function scenario(instances: number) {
   progress(`${warm.warmed} subscribers live, ${warm.closed} closed; ${EVENTS} events follow`);
   await sleep(2000);
   const connected = servers.map((s) => usage(s.child.pid!));
+  const clientsConnected = clients.map((c) => usage(c.pid!).cpuMs);
+  const benchConnected = process.cpuUsage();
+  const machineConnected = machineTicks();
+  const postgresConnected = commandCpuMs(['postgres']);
+  const redisConnected = commandCpuMs(['redis-server']);
 
   // The measured run: one order every INTERVAL_MS, with at most IN_FLIGHT creates unanswered. Past that the
   // schedule slips (printed as the achieved rate) rather than queueing requests whose wait would count as delivery.
@@ -308,6 +367,12 @@ async function scenario(instances: number) {
     if (received >= expected) break;
   }
   const after = servers.map((s) => usage(s.child.pid!));
+  const clientsAfter = clients.map((c) => usage(c.pid!).cpuMs);
+  const benchCpu = process.cpuUsage(benchConnected);
+  const machineAfter = machineTicks();
+  const postgresMs = commandCpuMs(['postgres']) - postgresConnected;
+  const redisMs = commandCpuMs(['redis-server']) - redisConnected;
+  const runMs = performance.now() - start;
   // Memory right after the run and once it is quiet (the subscribers still connected): what the run left
   // behind, against what the collector had not taken back yet.
   const heapAfter = await Promise.all(servers.map((s) => heapMib(s.port)));
@@ -364,6 +429,18 @@ async function scenario(instances: number) {
     rss_per_subscriber_kib: Math.round(rssDelta / SUBSCRIBERS / 102.4) / 10,
     server_cpu_us_per_delivery: delivered ? Math.round((cpuMs * 1000) / delivered) : null,
     server_cpu_share_of_run: Math.round((cpuMs / (SECONDS * 1000)) * 100) / 100,
+    // Where the machine's cores went from the measured run's start to its last receipt, in cores: the
+    // instances, the client processes, this process (the creates' sender), PostgreSQL, Redis, and the rest (the kernel, other processes).
+    cores_busy: coresBusy({
+      machine: machineAfter.busy - machineConnected.busy,
+      machineTotal: machineAfter.total - machineConnected.total,
+      instancesMs: cpuMs,
+      clientsMs: clientsAfter.reduce((a, ms, i) => a + ms - clientsConnected[i]!, 0),
+      benchMs: (benchCpu.user + benchCpu.system) / 1000,
+      postgresMs,
+      redisMs,
+      runMs,
+    }),
     client_errors: reports.flatMap((r) => r.firstErrors).slice(0, 5),
   };
   for (const c of clients) c.kill('SIGKILL');

@@ -44,6 +44,10 @@ export class Inbox {
   get size() {
     return this.items.length;
   }
+  /** Every result received, in order (those taken out by take() excepted). */
+  all(): readonly Result[] {
+    return this.items;
+  }
   /** The latest result received. */
   last(): Result | undefined {
     return this.items.at(-1);
