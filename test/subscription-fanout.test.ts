@@ -22,23 +22,41 @@ const USER_ORDERS = `subscription ($userId: String!) {
 const statements: string[] = [];
 const publish = (t: TestApp, userId: string, orderId: string) => () => t.runtime.pubsub.publish('userOrdersUpdated', userId, { orderId });
 
+/**
+ * `count` SSE subscribers (through the app in-process, or over HTTP to the listening server) and `count` over
+ * WebSocket, all following one user's orders; `close` ends them and the server.
+ */
+async function subscribedOverBoth(t: TestApp, userId: string, count: number, sse: 'in-process' | 'over HTTP') {
+  const server = await listen(t);
+  const client = createClient({ url: server.wsUrl, webSocketImpl: WebSocket, retryAttempts: 0, lazy: false });
+  const sseSubscribers = await Promise.all(
+    Array.from({ length: count }, () => subscribeSse(sse === 'in-process' ? t.app : server.base, USER_ORDERS, { userId })),
+  );
+  const ws = Array.from({ length: count }, () => {
+    const inbox = new Inbox();
+    const stop = client.subscribe(
+      { query: USER_ORDERS, variables: { userId } },
+      { next: (r) => inbox.push(r as Result), error: (e) => inbox.end(e), complete: () => inbox.end() },
+    );
+    return { inbox, stop };
+  });
+  return {
+    inboxes: [...sseSubscribers.map((s) => s.inbox), ...ws.map((s) => s.inbox)],
+    async close() {
+      for (const s of ws) s.stop();
+      await Promise.all(sseSubscribers.map((s) => s.close()));
+      await bounded(Promise.resolve(client.dispose()), WAIT_MS, 'graphql-ws client dispose');
+      await bounded(server.close(), WAIT_MS, 'server close');
+    },
+  };
+}
+
 describe('subscribers of one topic', () => {
   it('read and serialise the order once per event, over SSE and WebSocket alike', async ({ apps }) => {
     const t = await apps({ freshDatabase: true, onQuery: (sql) => statements.push(sql) });
     const userId = `fan-${randomBytes(6).toString('hex')}`;
     const order = await makeOrder(t, {}, userId);
-    const server = await listen(t);
-    const client = createClient({ url: server.wsUrl, webSocketImpl: WebSocket, retryAttempts: 0, lazy: false });
-    const sse = await Promise.all(Array.from({ length: 20 }, () => subscribeSse(t.app, USER_ORDERS, { userId })));
-    const ws = Array.from({ length: 20 }, () => {
-      const inbox = new Inbox();
-      const stop = client.subscribe(
-        { query: USER_ORDERS, variables: { userId } },
-        { next: (r) => inbox.push(r as Result), error: (e) => inbox.end(e), complete: () => inbox.end() },
-      );
-      return { inbox, stop };
-    });
-    const inboxes = [...sse.map((s) => s.inbox), ...ws.map((s) => s.inbox)];
+    const { inboxes, close } = await subscribedOverBoth(t, userId, 20, 'in-process');
     try {
       for (const inbox of inboxes) await inbox.untilLive(publish(t, userId, order.order_id));
       // Whatever the probes still have under way settles before the count starts.
@@ -89,30 +107,16 @@ describe('subscribers of one topic', () => {
       expect(statements.length, statements.join('\n')).toBeGreaterThan(0);
       expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(2);
     } finally {
-      for (const s of ws) s.stop();
-      await Promise.all(sse.map((s) => s.close()));
-      await bounded(Promise.resolve(client.dispose()), WAIT_MS, 'graphql-ws client dispose');
-      await bounded(server.close(), WAIT_MS, 'server close');
+      await close();
     }
   }, 120_000);
 
   it('get every event in order around one with errors, over SSE and WebSocket alike', async ({ t }) => {
     // Shared results without errors go straight to each socket; a result with errors goes through the
-    // per-subscriber hooks, and so does everything after it (src/http/shared-subscriptions.ts, DirectSink).
+    // per-subscriber hooks, after what waited before it (src/http/shared-subscriptions.ts, DirectSink).
     const userId = `order-${randomBytes(6).toString('hex')}`;
     const order = await makeOrder(t, {}, userId);
-    const server = await listen(t);
-    const client = createClient({ url: server.wsUrl, webSocketImpl: WebSocket, retryAttempts: 0, lazy: false });
-    const sse = await Promise.all(Array.from({ length: 3 }, () => subscribeSse(server.base, USER_ORDERS, { userId })));
-    const ws = Array.from({ length: 3 }, () => {
-      const inbox = new Inbox();
-      const stop = client.subscribe(
-        { query: USER_ORDERS, variables: { userId } },
-        { next: (r) => inbox.push(r as Result), error: (e) => inbox.end(e), complete: () => inbox.end() },
-      );
-      return { inbox, stop };
-    });
-    const inboxes = [...sse.map((s) => s.inbox), ...ws.map((s) => s.inbox)];
+    const { inboxes, close } = await subscribedOverBoth(t, userId, 3, 'over HTTP');
     try {
       for (const inbox of inboxes) await inbox.untilLive(publish(t, userId, order.order_id));
       await new Promise((r) => setTimeout(r, 200));
@@ -135,10 +139,7 @@ describe('subscribers of one topic', () => {
         expect(got, `subscriber ${i}`).toEqual([order.order_id, 'error', order.order_id, order.order_id]);
       }
     } finally {
-      for (const s of ws) s.stop();
-      await Promise.all(sse.map((s) => s.close()));
-      await bounded(Promise.resolve(client.dispose()), WAIT_MS, 'graphql-ws client dispose');
-      await bounded(server.close(), WAIT_MS, 'server close');
+      await close();
     }
   });
 

@@ -15,6 +15,7 @@ import { availableParallelism } from 'node:os';
 import WebSocket from 'ws';
 import { freePort } from '../support/server-process.ts';
 import { type AnsweredCommand, BUCKET_MS, type OpenCommand } from './live-subscribers.ts';
+import { procCpuMs } from './creates.ts';
 import { NODE_FLAGS, SERVICE_ENV } from './node-flags.ts';
 import { recreateDatabase } from './processes.ts';
 import { ROOT } from './settings.ts';
@@ -112,17 +113,15 @@ function usage(pid: number) {
 /** CPU time (ms) of every process whose command is one of `names` (PostgreSQL's backends, Redis), from /proc. */
 function commandCpuMs(names: string[]): number {
   let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    let command: string;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (!names.some((name) => command.startsWith(name))) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      command = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
     } catch {
-      // The process exited between the listing and the read.
+      continue; // the process exited between the listing and the read
     }
+    if (names.some((name) => command.startsWith(name))) total += procCpuMs(Number(pid)) ?? 0;
   }
   return total;
 }
