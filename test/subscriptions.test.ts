@@ -27,6 +27,10 @@ const USER_ORDERS_UPDATED = `subscription ($userId: String!) {
 
 const uniqueUser = () => `sub-${randomBytes(6).toString('hex')}`;
 
+/** Every statement the app sends, as text. */
+const statements: string[] = [];
+it.override('appOptions', { onQuery: (sql: string) => statements.push(sql) });
+
 /** Re-announces an order unchanged on an instance's own pubsub (a probe for Inbox.untilLive). */
 function probeOrder(t: TestApp, orderId: string) {
   return () => t.runtime.pubsub.publish('orderUpdated', orderId, { orderId });
@@ -99,6 +103,28 @@ describe('subscriptions over SSE', () => {
     expect(text).toContain('event: next');
     expect(text).toContain('"errors"');
     expect(text).toContain('event: complete');
+  });
+});
+
+describe('reading the order of each live update', () => {
+  it('reads it with the one prepared statement, however many updates arrive together', async ({ t }) => {
+    const userId = uniqueUser();
+    const orders = [];
+    for (let i = 0; i < 4; i++) orders.push(await makeOrder(t, {}, userId));
+    const subs = await Promise.all(orders.map((order) => subscribeSse(t.app, ORDER_UPDATED, { id: order.order_id })));
+    try {
+      for (const [i, sub] of subs.entries()) await sub.inbox.untilLive(probeOrder(t, orders[i]!.order_id));
+      statements.length = 0;
+      // Together: Prisma Client would gather these reads into IN lists, a new text for each length.
+      await Promise.all(orders.map((order) => createEvent(t, order.source_intent.swap_id)));
+      for (const [i, sub] of subs.entries()) await sub.inbox.take(`update ${i}`, (o) => o.status === 'SOURCE_CREATED');
+      const orderReads = statements.filter((sql) => /^\s*SELECT\b[\s\S]*\bFROM\s+("public"\.)?"?orders"?\s/i.test(sql));
+      // One for each event's answer and one for each subscriber's update, all of one text.
+      expect(orderReads.filter((sql) => / FROM orders WHERE id = ANY\(\$1\) /.test(sql)).length).toBeGreaterThanOrEqual(2 * orders.length);
+      expect(orderReads.filter((sql) => /"id" IN \(/.test(sql))).toEqual([]);
+    } finally {
+      await Promise.all(subs.map((sub) => sub.close()));
+    }
   });
 });
 

@@ -47,6 +47,16 @@ export interface ReadOptions {
   withTotal?: boolean;
 }
 
+export interface ByIdOptions {
+  /**
+   * Read through the row store's prepared statement, not Prisma Client: for the reads every live update repeats
+   * on every instance (src/schema/order.ts, orderOrThrow). Prisma Client gathers concurrent reads by id into
+   * one `IN` list, a statement of another text for each length, which PostgreSQL parses and plans anew; the
+   * row store's `id = ANY($1)` is one text, planned once per connection. The price is the SQL span (README, Traces).
+   */
+  prepared?: boolean;
+}
+
 /** An offset page whose rows and total are each read once, and only when asked for. */
 export interface OffsetPage extends Pagination {
   rows(): Promise<Order[]>;
@@ -59,7 +69,7 @@ export interface OrdersStore {
    * relation loading and connection batching are themselves reads of orders.
    */
   readonly client: PrismaClient;
-  byId(id: string): Promise<Order | null>;
+  byId(id: string, options?: ByIdOptions): Promise<Order | null>;
   offsetPage(set: OrderSet, pagination: Pagination, options?: ReadOptions): OffsetPage;
   keysetPage(set: OrderSet, range: KeysetRange, options?: ReadOptions): Promise<Order[]>;
   count(set: OrderSet): Promise<number>;
@@ -92,9 +102,10 @@ export function createOrdersStore(prisma: PrismaClient, rows: RowStore): OrdersS
 
   const store: OrdersStore = {
     client: prisma,
-    // Through Prisma Client: one row by primary key is not a hot path, and its traces show the SQL
-    // (README, Traces); the row store's statements have no spans.
-    byId: (id) => prisma.order.findUnique({ where: { id } }),
+    // Through Prisma Client unless asked: a request's one read by primary key is not a hot path, and its
+    // traces show the SQL (README, Traces); the row store's statements have no spans.
+    byId: async (id, { prepared } = {}) =>
+      prepared ? ((await rows.ordersById([id]))[0] ?? null) : prisma.order.findUnique({ where: { id } }),
 
     offsetPage(set, pagination, options = {}) {
       if (set.lookup) {

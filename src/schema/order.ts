@@ -74,9 +74,12 @@ function intentOf(ctx: GraphQLContext, order: object, swapId: string): IntentRow
   return intentRead(order, swapId) ?? ctx.loaders.intent.load(swapId);
 }
 
-/** An order that must exist (one an event or a write just named): its absence is a fault, masked as internal. */
+/**
+ * An order that must exist (one an event or a write just named): its absence is a fault, masked as internal.
+ * Every live update reads one, on every instance: through the prepared statement (orders-store.ts, ByIdOptions).
+ */
 export async function orderOrThrow(ctx: GraphQLContext, orderId: string): Promise<OrderRow> {
-  const order = await ctx.orders.byId(orderId);
+  const order = await ctx.orders.byId(orderId, { prepared: true });
   if (!order) throw new Error(`order ${orderId} is gone`);
   return order;
 }

@@ -100,7 +100,7 @@ export function primaryOnly(primary: ReadTarget): ReadRouting {
 export function routedOrdersStore(reads: RequestReads, primary: OrdersStore): OrdersStore {
   return {
     client: primary.client,
-    byId: (id) => reads.byId((target) => target.orders.byId(id)),
+    byId: (id, options) => reads.byId((target) => target.orders.byId(id, options)),
     offsetPage(set, pagination, options) {
       let page: Promise<OffsetPage> | undefined;
       const pageOn = () => (page ??= reads.lagTolerant().then((target) => target.orders.offsetPage(set, pagination, options)));
