@@ -46,6 +46,24 @@ describe('POST /orders', () => {
     expect(consumed.body.result.consumed_by).toBe(order.order_id);
   });
 
+  it('makes order ids that lead with their creation time: a later order sorts after, in the database too', async ({ t, clock }) => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const reply = await t.rest('POST', '/orders', orderBody(await makeQuote(t)));
+      expect(reply.status).toBe(201);
+      const id: string = reply.body.result.order_id;
+      expect(id).toMatch(/^[0-9a-f]{64}$/);
+      // The first 12 hex digits are the milliseconds of the clock it was made by; the rest is random.
+      expect(Number.parseInt(id.slice(0, 12), 16)).toBe(clock.now().getTime());
+      ids.push(id);
+      clock.advance(1);
+    }
+    expect(new Set(ids.map((id) => id.slice(12))).size).toBe(3);
+    // As the indexes order them (text, in the database's collation), not only as JavaScript compares.
+    const sorted = await t.db.driver.query<{ id: string }>('SELECT id FROM orders WHERE id = ANY($1) ORDER BY id', [ids]);
+    expect(sorted.map((row) => row.id)).toEqual(ids);
+  });
+
   it('replays an identical request with 200 and the same order, even after expiry, after normalisation', async ({ t, clock }) => {
     const quote = await makeQuote(t, { source: 'ethereum:wbtc', destination: 'bitcoin:btc', amount: '5000000' });
     const body = orderBody(quote);

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { type QuoteTerms, readQuoteId, signQuoteId, solverFingerprint } from '../src/domain/signed-quotes.ts';
@@ -44,6 +44,35 @@ describe('signed quote ids', () => {
         expect(readQuoteId(id, KEY)).toEqual({ ...rest, solverFingerprint: solverFingerprint(solver) });
       }),
       { numRuns: 300 },
+    );
+  });
+
+  test('lead with their time: ids made in the same second share their first characters, and still differ', () => {
+    fc.assert(
+      fc.property(terms, terms, (a, b) => {
+        const first = signQuoteId(toTerms(a), KEY);
+        const second = signQuoteId(toTerms({ ...b, createdSeconds: a.createdSeconds }), KEY);
+        // 'q_', then the version and the 4 bytes of the time: 40 bits, the first 6 characters of base64url.
+        expect(second.slice(0, 8)).toBe(first.slice(0, 8));
+        expect(second).not.toBe(first);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  test('still read an id of the first layout, with the nonce before the time', () => {
+    fc.assert(
+      fc.property(terms, (raw) => {
+        const quote = toTerms(raw);
+        const bytes = Buffer.from(signQuoteId(quote, KEY).slice(2), 'base64url');
+        // Version 1: version | nonce (8) | time (4) | the rest as now | its own HMAC-SHA256, first 16 bytes.
+        const payload = Buffer.concat([Buffer.from([1]), bytes.subarray(5, 13), bytes.subarray(1, 5), bytes.subarray(13, -16)]);
+        const mac = createHmac('sha256', KEY).update(payload).digest().subarray(0, 16);
+        const { solver, ...rest } = quote;
+        const expected = { ...rest, solverFingerprint: solverFingerprint(solver) };
+        expect(readQuoteId(`q_${Buffer.concat([payload, mac]).toString('base64url')}`, KEY)).toEqual(expected);
+      }),
+      { numRuns: 100 },
     );
   });
 

@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { Database } from '../../../src/db/database.ts';
 import { analyzeGrownTables } from '../../../src/db/planner-statistics.ts';
 import { INTENT, type ModelColumns, ORDER, QUOTE, unnestInsert } from '../../../src/db/model-columns.ts';
 import type { DomainDeps } from '../../../src/domain/deps.ts';
 import { applyEscrowEvent, type EscrowRecord } from '../../../src/domain/escrow-events.ts';
-import { buildOrder, requestFingerprint } from '../../../src/domain/orders.ts';
+import { buildOrder, newOrderId, requestFingerprint } from '../../../src/domain/orders.ts';
 import { priceQuote, quoteRow, resolvePair } from '../../../src/domain/quotes.ts';
 import { signQuoteId } from '../../../src/domain/signed-quotes.ts';
 import type { Prisma, Stage } from '../../../src/generated/prisma/client.ts';
@@ -46,7 +45,7 @@ export async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedCloc
       const quote = quoteRow(signQuoteId(terms, signingKey), terms);
       clock.at(order.createdAt);
       const request = requests.order(quote.id, terms.destAmount);
-      const orderId = randomBytes(32).toString('hex');
+      const orderId = newOrderId(new Date(order.createdAt * 1000));
       const stored_quote = { ...quote, consumedBy: orderId };
       const pair = resolvePair(deps, route.source.id, route.destination.id);
       const built = buildOrder(deps, request, stored_quote, pair, orderId, requestFingerprint(request), new Date(order.createdAt * 1000));
