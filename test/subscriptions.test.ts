@@ -15,7 +15,7 @@ import { eventually, listen } from './support/ws.ts';
  * `userOrdersUpdated(userId)`, over SSE and over WebSocket, and across instances through Redis.
  *
  * Pub/sub channels are not prefixed by ioredis' keyPrefix, so parallel runs on one Redis are kept
- * apart by their topics instead: order ids are random, and so are the user ids used here.
+ * apart by their topics instead: order ids are unique, and so are the user ids used here.
  */
 
 const ORDER_UPDATED = `subscription ($id: String!) {

@@ -17,7 +17,8 @@ import { INT, INTENT, ORDER, QUOTE, TEXT, TEXT_LIST, qualified, readRow, unnestC
  * back are the models' own types (Decimal, Date, bigint), so every resolver takes them as it takes
  * Prisma's; test/row-store.test.ts checks they equal what Prisma Client returns.
  *
- * Only the list pages and the quote-to-order path are here; everything else stays on Prisma Client.
+ * Only the list pages, the quote-to-order path and the read of one order for a live update are here; everything
+ * else stays on Prisma Client.
  */
 export interface RowReads {
   /** Orders whose id is in `ids`, newest first; with their intents when `withIntents`. */
