@@ -24,7 +24,8 @@ export const createOrder: Route = {
     errors: [400, 401, 404, 409, 410, 422],
     example: {
       user_id: 'alice',
-      quote_id: 'q_AmsKwkCBZasTVfof1AAAASwAFNPFzqMLYml0Y29pbjpidGMNZXRoZXJldW06d2J0YwOYloADmEuHCDk3MjUwLjEyCDk3MjMxLjU1dwb7jNF6R00X51u0AEdCMQ',
+      quote_id:
+        'q_AmsKwkCBZasTVfof1AAAASwAFNPFzqMLYml0Y29pbjpidGMNZXRoZXJldW06d2J0YwOYloADmEuHCDk3MjUwLjEyCDk3MjMxLjU1dwb7jNF6R00X51u0AEdCMQ',
       commitment_hash: 'b595d0383257e1fa72aa69165b9c0b26915eba380781ce8b04b3702c27b0a015',
       source: { asset: 'bitcoin:btc', recipient: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4', amount: '10000000' },
       destination: { asset: 'ethereum:wbtc', recipient: '0x5a5A5a5a5A5a5a5a5a5A5a5A5A5a5a5A5A5A5A5A', amount: '9980807' },
