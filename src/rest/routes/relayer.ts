@@ -18,7 +18,7 @@ export const relayerRoutes: Route[] = [
       responses: { 202: 'The claim, queued.' },
       errors: [400, 401, 404, 409],
       example: {
-        order_id: '019cca7d64806f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4',
+        order_id: '019cca7d64806f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796',
         commitment: '8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b',
       },
     },
