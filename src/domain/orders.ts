@@ -164,8 +164,9 @@ async function createOrderOnce(
   // Every check reads the quote unlocked: all it checks (pair, amounts, expiry) never changes, and
   // its consumption is decided by the write below. The first pass reads a live quote from its signed id;
   // a second pass (the write found it consumed) reads who consumed it.
-  const clock = deps.now();
-  const now = toSeconds(clock);
+  // The clock's reading to the millisecond for the order id, to the second for what is stored.
+  const readAt = deps.now();
+  const now = toSeconds(readAt);
   const quote = first ? await quoteToConsume(deps, request.quoteId, now) : await deps.quotes.quoteById(request.quoteId);
   if (!quote) throw new NotFoundError(`quote_id ${request.quoteId} does not name a quote`);
   if (quote.consumedBy) return answerConsumed(deps, request, quote.consumedBy, fingerprint);
@@ -182,7 +183,7 @@ async function createOrderOnce(
     if (stored?.consumedBy) return answerConsumed(deps, request, stored.consumedBy, fingerprint);
     throw error;
   }
-  const orderId = newOrderId(clock);
+  const orderId = newOrderId(readAt);
   const { order, intents } = buildOrder(deps, request, quote, pair, orderId, fingerprint, now);
   // One statement stores the quote as consumed (only if no order has: of concurrent consumers exactly one
   // inserts it, the others wait for its commit, then find it taken) and writes both intents and the

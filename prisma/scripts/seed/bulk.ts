@@ -45,15 +45,15 @@ export async function seedInBulk(db: Database, deps: DomainDeps, clock: SeedCloc
       const quote = quoteRow(signQuoteId(terms, signingKey), terms);
       clock.at(order.createdAt);
       const request = requests.order(quote.id, terms.destAmount);
-      const orderId = newOrderId(new Date(order.createdAt * 1000));
+      const createdAt = new Date(order.createdAt * 1000);
+      const orderId = newOrderId(createdAt);
       const stored_quote = { ...quote, consumedBy: orderId };
       const pair = resolvePair(deps, route.source.id, route.destination.id);
-      const built = buildOrder(deps, request, stored_quote, pair, orderId, requestFingerprint(request), new Date(order.createdAt * 1000));
+      const built = buildOrder(deps, request, stored_quote, pair, orderId, requestFingerprint(request), createdAt);
       const data = built.order;
       const [sourceIntent, destinationIntent] = built.intents;
 
       // The escrow events, applied as recordEscrowEvent would, in the order the watcher reports them.
-      const createdAt = new Date(order.createdAt * 1000);
       const escrow = (intent: Prisma.IntentCreateManyInput): EscrowRecord => ({
         side: intent.side,
         commitmentHash: intent.commitmentHash,
