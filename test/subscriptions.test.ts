@@ -93,6 +93,32 @@ describe('subscriptions over SSE', () => {
     }
   });
 
+  it('keeps an idle stream open with comments, and sends none on a stream that carries events', async ({ t }) => {
+    // Under NODE_ENV=test a stream is silent at most 300 ms (src/http/sse-results.ts).
+    const userId = uniqueUser();
+    const order = await makeOrder(t, {}, userId);
+    const sub = await subscribeSse(t.app, USER_ORDERS_UPDATED, { userId });
+    try {
+      await sub.inbox.untilLive(probeUser(t, userId, order.order_id));
+      // Busy: an event every 40 ms for 1.5 s. A comment every 300 ms would be 5 of them.
+      const busyFrom = Date.now();
+      const delivered = sub.inbox.size;
+      while (Date.now() - busyFrom < 1_500) {
+        probeUser(t, userId, order.order_id)();
+        await new Promise((resolve) => setTimeout(resolve, 40));
+      }
+      const busyTo = Date.now();
+      await eventually('the busy events delivered', () => sub.inbox.size >= delivered + 30);
+      expect(sub.pings.filter((at) => at > busyFrom && at <= busyTo).length).toBeLessThanOrEqual(1);
+      // Idle: comments again, the first within 300 ms (and the timers' own lateness).
+      const idleFrom = Date.now();
+      await eventually('two comments on the idle stream', () => sub.pings.filter((at) => at > idleFrom).length >= 2);
+      expect(sub.pings.find((at) => at > idleFrom)! - idleFrom).toBeLessThan(1_000);
+    } finally {
+      await sub.close();
+    }
+  });
+
   it('ends the stream with an error for an order id that cannot exist', async ({ t }) => {
     const response = await t.app.fetch('http://test/graphql', {
       method: 'POST',

@@ -4,9 +4,10 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { attachDirectSink, sharedJson } from './shared-subscriptions.ts';
 
 /**
- * How often an idle stream gets a comment line, so proxies and browsers keep it open: as Yoga's own writer,
- * every 12 s, and every 300 ms under NODE_ENV=test, where in-process clients read through a web stream that
- * can only cancel between two chunks.
+ * The longest a stream stays silent: past it, a comment line goes out so proxies and browsers keep it open. As
+ * Yoga's own writer, 12 s, and 300 ms under NODE_ENV=test, where in-process clients read through a web stream that
+ * can only cancel between two chunks. A stream that carried an event since the last check gets no comment: on
+ * a busy stream it would be one more write to the socket, and one more wake-up of the client, for nothing.
  */
 const SSE_PING_MS = process.env.NODE_ENV === 'test' ? 300 : 12_000;
 
@@ -63,6 +64,8 @@ function sseResponse(stream: AsyncIterable<ExecutionResult>, Response: typeof gl
   // A ping pushed while a result is awaited makes the stream ask again; the shared stream's subscriber
   // serves one next() at a time, so a second is not started.
   let pulling = false;
+  // Whether bytes went out since the last keep-alive check.
+  let sent = false;
   const body = new Readable({
     // No read-ahead: the next result is awaited only when the socket took the last, so a subscriber that
     // stops reading is bounded by its own queue alone (SUBSCRIBER_QUEUE_LIMIT), on every Node line (the
@@ -81,6 +84,7 @@ function sseResponse(stream: AsyncIterable<ExecutionResult>, Response: typeof gl
             this.push(null);
           } else {
             wanted = false;
+            sent = true;
             this.push(eventBytes(step.value));
           }
         },
@@ -101,14 +105,21 @@ function sseResponse(stream: AsyncIterable<ExecutionResult>, Response: typeof gl
     ready: () => wanted && !body.destroyed,
     deliver(result) {
       wanted = false;
+      sent = true;
       body.push(eventBytes(result));
     },
   });
   // Some browsers show nothing of a stream until its first bytes: a comment goes out at once.
   body.push(PING);
+  // Checked twice per SSE_PING_MS, a comment when nothing went out since the check before: an idle stream gets
+  // one every SSE_PING_MS, and no stream is silent for longer.
   ping = setInterval(() => {
-    if (body.readableLength === 0) body.push(PING);
-  }, SSE_PING_MS);
+    if (sent) sent = false;
+    else if (body.readableLength === 0) {
+      sent = true;
+      body.push(PING);
+    }
+  }, SSE_PING_MS / 2);
   ping.unref();
   body.once('end', () => clearInterval(ping));
   return new Response(body as unknown as BodyInit, {

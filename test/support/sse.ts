@@ -110,6 +110,8 @@ export class Inbox {
 
 export interface Subscription {
   inbox: Inbox;
+  /** When each keep-alive comment (a `:` line) arrived, in ms since the epoch. */
+  pings: number[];
   close(): Promise<void>;
 }
 
@@ -142,6 +144,7 @@ export async function subscribeSse(server: App | string, query: string, variable
   }
   const reader = response.body!.getReader();
   const inbox = new Inbox();
+  const pings: number[] = [];
   const decoder = new TextDecoder();
 
   // Reads the stream until it ends: "event: next" blocks carry results, ":" lines are pings.
@@ -161,7 +164,8 @@ export async function subscribeSse(server: App | string, query: string, variable
             if (line.startsWith('event:')) event = line.slice(6).trim();
             else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
           }
-          if (event === 'next') inbox.push(JSON.parse(data.join('\n')) as Result);
+          if (block.startsWith(':')) pings.push(Date.now());
+          else if (event === 'next') inbox.push(JSON.parse(data.join('\n')) as Result);
           else if (event === 'complete') inbox.end();
         }
       }
@@ -173,6 +177,7 @@ export async function subscribeSse(server: App | string, query: string, variable
 
   return {
     inbox,
+    pings,
     async close() {
       // Cancelling the body ends the server's iterator, which leaves the pubsub.
       await bounded(
