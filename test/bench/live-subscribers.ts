@@ -178,17 +178,19 @@ async function open(command: OpenCommand) {
   await Promise.all(lanes);
 }
 
+/** Creates answered since the last such message: each one's sequence number and when its answer came. */
 export interface AnsweredCommand {
   type: 'answered';
-  seq: number;
-  at: number;
+  answers: [seq: number, at: number][];
 }
 
 process.on('message', (message: OpenCommand | AnsweredCommand | { type: 'status' | 'report' }) => {
   if (message.type === 'answered') {
-    answeredAt.set(message.seq, message.at);
-    for (const at of beforeAnswer.get(message.seq) ?? []) countFromAnswer(at - message.at);
-    beforeAnswer.delete(message.seq);
+    for (const [seq, answered] of message.answers) {
+      answeredAt.set(seq, answered);
+      for (const at of beforeAnswer.get(seq) ?? []) countFromAnswer(at - answered);
+      beforeAnswer.delete(seq);
+    }
   } else if (message.type === 'open') {
     void open(message).then(() => process.send!({ type: 'opened' }));
   } else if (message.type === 'status') {
