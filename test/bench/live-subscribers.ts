@@ -1,15 +1,18 @@
 /**
  * One client process of `npm run bench:live` (live.ts forks several, so the clients are not the bottleneck):
- * holds its share of the subscribers, half SSE (a minimal reader over node:http, the way graphql-yoga serves
- * it) and half WebSocket (the graphql-ws protocol over `ws`), and counts what each receives.
+ * holds its share of the subscribers, half SSE (a POST with `Accept: text/event-stream`, the way graphql-yoga
+ * serves it) and half WebSocket (the graphql-ws protocol), and counts what each receives.
  *
  * An event is an order whose commitment hash carries its sequence number and the time its create was sent
  * (live.ts, eventHash); the receipt time minus that is the delivery latency, kept in a histogram of
- * 0.1 ms buckets; and from the create's answer, whose time live.ts sends as it comes (a receipt that came
- * first waits for it, and counts as 0). Nothing is parsed as JSON: the hash is found in the text, which keeps the clients cheap.
+ * 0.1 ms buckets; and from the create's answer, whose time live.ts passes on (a receipt that came first waits
+ * for it, and counts as 0). The clients stand for users on other machines, yet share the cores with the service:
+ * they read raw bytes over node:net, with no HTTP or WebSocket library (the WebSocket frames' few header bytes are
+ * read here) and no JSON parser, and find each event's hash in the bytes, so they take as little of the cores as
+ * they can.
  */
-import { request } from 'node:http';
-import WebSocket from 'ws';
+import { randomBytes } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
 
 export interface OpenCommand {
   type: 'open';
@@ -23,7 +26,6 @@ export interface OpenCommand {
 export const BUCKET_MS = 0.1;
 const BUCKETS = 600_000;
 const WARM_UP = 0xffffffff;
-const HASH = /"commitmentHash":"([0-9a-f]{8})([0-9a-f]{14})[0-9a-f]{42}"/;
 
 const histogram = new Uint32Array(BUCKETS);
 /** Deliveries per event sequence number, over every subscriber of this process. */
@@ -54,19 +56,13 @@ class Subscriber {
   seenWarmUp = false;
   done = false;
 
-  onText(text: string, at: number) {
-    const match = HASH.exec(text);
-    if (!match) {
-      note(text);
-      return;
-    }
-    const seq = Number.parseInt(match[1]!, 16);
+  /** An event's hash: its sequence number and its create's send time, in microseconds (live.ts, eventHash). */
+  onHash(seq: number, sentMicros: number, at: number) {
     if (seq === WARM_UP) {
       if (!this.seenWarmUp) warmed += 1;
       this.seenWarmUp = true;
       return;
     }
-    const sentMicros = Number.parseInt(match[2]!, 16);
     const bucket = Math.min(BUCKETS - 1, Math.max(0, Math.floor((at * 1000 - sentMicros) / (BUCKET_MS * 1000))));
     histogram[bucket]! += 1;
     received += 1;
@@ -96,66 +92,202 @@ class Subscriber {
 
 const nowMs = () => performance.timeOrigin + performance.now();
 
+const HASH_KEY = Buffer.from('"commitmentHash":"');
+/** The hash's sequence number (8 hex) and send time (14 hex). */
+const HASH_HEAD = 22;
+const ERRORS = Buffer.from('"errors":');
+const SSE_COMPLETE = Buffer.from('event: complete');
+const HEAD_END = Buffer.from('\r\n\r\n');
+const MARKER_MAX = Math.max(HASH_KEY.length, ERRORS.length, SSE_COMPLETE.length);
+
+/**
+ * Finds each event's hash in a stream's bytes as they come; a hash or a marker cut by a read is completed by the
+ * next. An event with errors has no hash: it is noted (and counted missing).
+ */
+class HashScanner {
+  private tail: Buffer | undefined;
+  constructor(private readonly s: Subscriber) {}
+
+  scan(chunk: Buffer, at: number) {
+    const data = this.tail ? Buffer.concat([this.tail, chunk]) : chunk;
+    this.tail = undefined;
+    let from = 0;
+    for (;;) {
+      const key = data.indexOf(HASH_KEY, from);
+      if (key < 0) break;
+      const hash = key + HASH_KEY.length;
+      if (hash + HASH_HEAD > data.length) {
+        this.check(data, from, key);
+        this.tail = Buffer.from(data.subarray(key));
+        return;
+      }
+      this.s.onHash(hexAt(data, hash, 8), hexAt(data, hash + 8, 14), at);
+      from = hash + HASH_HEAD;
+    }
+    // The last bytes may hold the start of a key or a marker: they are read again with the next chunk.
+    const keep = Math.max(from, data.length - (MARKER_MAX - 1));
+    this.check(data, from, keep);
+    if (keep < data.length) this.tail = Buffer.from(data.subarray(keep));
+  }
+
+  /** Markers that start in data[from, before): an error result (which has no hash), or the stream's end. */
+  private check(data: Buffer, from: number, before: number) {
+    const errors = data.indexOf(ERRORS, from);
+    if (errors >= 0 && errors < before) note(data.toString('utf8', errors, errors + 300));
+    const complete = data.indexOf(SSE_COMPLETE, from);
+    if (complete >= 0 && complete < before) this.s.ended('SSE complete');
+  }
+}
+
+/** The number written in hex in data[at, at + digits). */
+const hexAt = (data: Buffer, at: number, digits: number) => Number.parseInt(data.toString('latin1', at, at + digits), 16);
+
+/**
+ * Connects and sends `request`; hands the bytes after the answer's head to `body` once the head is read, with
+ * its status. Raw bytes over node:net, as the whole client: the clients stand for users on other machines, and
+ * take as little of the cores the service runs on as they can (no HTTP or WebSocket parser, no JSON).
+ */
+function rawConnection(
+  port: number,
+  request: string,
+  onHead: (status: string, socket: Socket) => void,
+  body: (chunk: Buffer, at: number) => void,
+) {
+  const socket = connect(port, '127.0.0.1');
+  socket.setNoDelay(true);
+  socket.on('connect', () => socket.write(request));
+  let head: Buffer | undefined = Buffer.alloc(0);
+  socket.on('data', (chunk: Buffer) => {
+    const at = nowMs();
+    if (head) {
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf(HEAD_END);
+      if (end < 0) return;
+      const rest = head.subarray(end + HEAD_END.length);
+      onHead(head.toString('latin1', 9, 12), socket);
+      head = undefined;
+      if (rest.length > 0 && !socket.destroyed) body(rest, at);
+      return;
+    }
+    body(chunk, at);
+  });
+  return socket;
+}
+
 function openSse(port: number, body: string, s: Subscriber): Promise<void> {
   return new Promise((resolve) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/graphql',
-        method: 'POST',
-        agent: false,
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        if (res.statusCode !== 200) {
-          s.ended(`SSE ${res.statusCode}`);
-          res.resume();
-          return resolve();
+    const scanner = new HashScanner(s);
+    const request = `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const socket = rawConnection(
+      port,
+      request,
+      (status, socket) => {
+        if (status !== '200') {
+          s.ended(`SSE ${status}`);
+          socket.destroy();
         }
-        res.setEncoding('utf8');
-        let buffered = '';
-        res.on('data', (chunk: string) => {
-          const at = nowMs();
-          buffered += chunk;
-          let end = buffered.indexOf('\n\n');
-          while (end >= 0) {
-            const block = buffered.slice(0, end);
-            buffered = buffered.slice(end + 2);
-            if (block.startsWith('event: next')) s.onText(block, at);
-            else if (block.startsWith('event: complete')) s.ended('SSE complete');
-            end = buffered.indexOf('\n\n');
-          }
-        });
-        res.on('close', () => s.ended('SSE closed'));
         resolve();
       },
+      (chunk, at) => scanner.scan(chunk, at),
     );
-    req.on('error', (err) => {
+    socket.on('close', () => {
+      s.ended('SSE closed');
+      resolve();
+    });
+    socket.on('error', (err) => {
       s.ended(`SSE ${err.message}`);
       resolve();
     });
-    req.end(body);
   });
 }
 
+/** A client's frame: masked, as the protocol requires of clients. */
+function clientFrame(opcode: number, payload: Buffer): Buffer {
+  const length = payload.length;
+  const head = length < 126 ? 2 : 4;
+  const frame = Buffer.alloc(head + 4 + length);
+  frame[0] = 0x80 | opcode;
+  if (length < 126) frame[1] = 0x80 | length;
+  else {
+    frame[1] = 0x80 | 126;
+    frame.writeUInt16BE(length, 2);
+  }
+  const mask = randomBytes(4);
+  mask.copy(frame, head);
+  for (let i = 0; i < length; i++) frame[head + 4 + i] = payload[i]! ^ mask[i & 3]!;
+  return frame;
+}
+
+const NEXT = Buffer.from('{"id":"1","type":"next"');
+
 function openWs(port: number, payload: object, s: Subscriber): Promise<void> {
   return new Promise((resolve) => {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}/graphql`, 'graphql-transport-ws', { perMessageDeflate: false });
-    socket.on('open', () => socket.send('{"type":"connection_init"}'));
-    socket.on('message', (data) => {
-      const at = nowMs();
-      const text = String(data);
-      if (text.startsWith('{"id":"1","type":"next"')) return s.onText(text, at);
+    const request = `GET /graphql HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\n\r\n`;
+    const sendText = (text: string) => socket.write(clientFrame(0x1, Buffer.from(text)));
+    /** Bytes of a frame not complete yet. */
+    let pending: Buffer | undefined;
+    const onMessage = (message: Buffer, at: number) => {
+      if (message.subarray(0, NEXT.length).equals(NEXT)) {
+        const key = message.indexOf(HASH_KEY);
+        if (key < 0) return note(message.toString('utf8', 0, 300));
+        const hash = key + HASH_KEY.length;
+        return s.onHash(
+          Number.parseInt(message.toString('latin1', hash, hash + 8), 16),
+          Number.parseInt(message.toString('latin1', hash + 8, hash + HASH_HEAD), 16),
+          at,
+        );
+      }
+      const text = message.toString('utf8');
       if (text.includes('"type":"connection_ack"')) {
-        socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload }));
+        sendText(JSON.stringify({ id: '1', type: 'subscribe', payload }));
         return resolve();
       }
-      if (text.includes('"type":"ping"')) return socket.send('{"type":"pong"}');
+      if (text.includes('"type":"ping"')) return sendText('{"type":"pong"}');
       s.ended(`WS ${text}`);
-    });
-    socket.on('close', (code, reason) => {
-      s.ended(`WS closed ${code} ${String(reason)}`);
+    };
+    const socket = rawConnection(
+      port,
+      request,
+      (status, socket) => {
+        if (status !== '101') {
+          s.ended(`WS ${status}`);
+          socket.destroy();
+          return resolve();
+        }
+        sendText('{"type":"connection_init"}');
+      },
+      (chunk, at) => {
+        const data = pending ? Buffer.concat([pending, chunk]) : chunk;
+        let at0 = 0;
+        for (;;) {
+          if (data.length - at0 < 2) break;
+          let length = data[at0 + 1]! & 0x7f;
+          let head = 2;
+          if (length === 126) {
+            if (data.length - at0 < 4) break;
+            length = data.readUInt16BE(at0 + 2);
+            head = 4;
+          } else if (length === 127) {
+            if (data.length - at0 < 10) break;
+            length = Number(data.readBigUInt64BE(at0 + 2));
+            head = 10;
+          }
+          if (data.length - at0 < head + length) break;
+          const opcode = data[at0]! & 0x0f;
+          const message = data.subarray(at0 + head, at0 + head + length);
+          at0 += head + length;
+          // The server's keep-alive ping is answered with its payload; a close ends the subscriber.
+          if (opcode === 0x9) socket.write(clientFrame(0xa, message));
+          else if (opcode === 0x8) {
+            s.ended(`WS closed ${message.length >= 2 ? message.readUInt16BE(0) : ''} ${message.toString('utf8', 2)}`);
+            socket.end();
+          } else if (opcode === 0x1) onMessage(message, at);
+        }
+        pending = at0 < data.length ? Buffer.from(data.subarray(at0)) : undefined;
+      },
+    );
+    socket.on('close', () => {
+      s.ended('WS closed');
       resolve();
     });
     socket.on('error', (err) => {
