@@ -15,7 +15,9 @@ export default defineConfig({
     // Two files at a time even on 2 cores (vitest's default is one fewer than the cores): most of a file's
     // time is spent waiting on servers, databases and browsers it started, not on the CPU.
     maxWorkers: 2,
-    testTimeout: 30_000,
+    // A file's first test also waits for the file's app to start (test/support/app.ts, file-scoped fixtures): on
+    // PGlite, with another file's work on the other core, that alone has taken most of 30 s.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [
       {
