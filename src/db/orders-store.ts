@@ -53,7 +53,9 @@ export interface ByIdOptions {
    * on every instance (src/schema/order.ts, orderOrThrow). Prisma Client gathers concurrent reads by id into
    * one `IN` list, a statement of another text for each length, which PostgreSQL parses and plans anew; the
    * row store's `id = ANY($1)` is one text, planned once per connection. The price is the SQL span (README, Traces).
-   * Both intents come in the same statement (ReadOptions.withIntents): one round trip per update, not two.
+   * Where reads are prepared (PostgreSQL), both intents come in the same statement (ReadOptions.withIntents): one
+   * round trip per update, not two. On PGlite, which plans every read anew, planning that join over the intents'
+   * partitions costs more than a second statement.
    */
   prepared?: boolean;
 }
@@ -106,7 +108,7 @@ export function createOrdersStore(prisma: PrismaClient, rows: RowStore): OrdersS
     // Through Prisma Client unless asked: a request's one read by primary key is not a hot path, and its
     // traces show the SQL (README, Traces); the row store's statements have no spans.
     byId: async (id, { prepared } = {}) =>
-      prepared ? ((await rows.ordersById([id], true))[0] ?? null) : prisma.order.findUnique({ where: { id } }),
+      prepared ? ((await rows.ordersById([id], rows.preparedReads))[0] ?? null) : prisma.order.findUnique({ where: { id } }),
 
     offsetPage(set, pagination, options = {}) {
       if (set.lookup) {

@@ -21,6 +21,11 @@ import { INT, INTENT, ORDER, QUOTE, TEXT, TEXT_LIST, qualified, readRow, unnestC
  * else stays on Prisma Client.
  */
 export interface RowReads {
+  /**
+   * Whether reads run as prepared statements, each planned once per connection (PostgreSQL, pg-reader.ts). On
+   * PGlite every read is planned anew, which for a join over the partitions can cost more than running it.
+   */
+  readonly preparedReads: boolean;
   /** Orders whose id is in `ids`, newest first; with their intents when `withIntents`. */
   ordersById(ids: readonly string[], withIntents?: boolean): Promise<Order[]>;
   /** How many orders there are, or how many one user has (an index-only count). */
@@ -111,10 +116,11 @@ export function adapterReader(adapter: SqlQueryable): RowReader {
 }
 
 /**
- * The row store over a driver adapter (its writes, and its reads unless `reader` is given: on PostgreSQL
- * the reads skip the adapter, pg-reader.ts).
+ * The row store over a driver adapter (its writes, and its reads unless `preparedReader` is given: on PostgreSQL
+ * the reads skip the adapter, as prepared statements, pg-reader.ts).
  */
-export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, reader: RowReader = adapterReader(adapter)): RowStore {
+export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, preparedReader?: RowReader): RowStore {
+  const reader = preparedReader ?? adapterReader(adapter);
   /** A read. */
   function query(sql: string, args: unknown[], argTypes: ArgType[]): Promise<unknown[][]> {
     onQuery?.(sql, JSON.stringify(args));
@@ -299,6 +305,8 @@ export function createRowStore(adapter: SqlQueryable, onQuery?: QueryListener, r
   const createOrders = sharedStatements(ordersStatement, orderAlone);
 
   return {
+    preparedReads: preparedReader !== undefined,
+
     ordersById: (ids, withIntents) =>
       ids.length === 0
         ? Promise.resolve([])

@@ -76,8 +76,8 @@ function intentOf(ctx: GraphQLContext, order: object, swapId: string): IntentRow
 
 /**
  * An order that must exist (one an event or a write just named): its absence is a fault, masked as internal.
- * Every live update reads one, on every instance: with its intents, through the prepared statement (orders-store.ts,
- * ByIdOptions).
+ * Every live update reads one, on every instance: through the prepared statement, with its intents where reads are
+ * prepared (orders-store.ts, ByIdOptions).
  */
 export async function orderOrThrow(ctx: GraphQLContext, orderId: string): Promise<OrderRow> {
   const order = await ctx.orders.byId(orderId, { prepared: true });
