@@ -57,7 +57,6 @@ export default defineConfig({
           include: ['test/evm/*.test.ts'],
           env: { TEST_DB: 'postgres' },
           globalSetup: ['test/support/postgres-setup.ts'],
-          testTimeout: 60_000,
           hookTimeout: 90_000,
         },
       },

@@ -110,6 +110,7 @@ function sseResponse(stream: AsyncIterable<ExecutionResult>, Response: typeof gl
     },
   });
   // Some browsers show nothing of a stream until its first bytes: a comment goes out at once.
+  sent = true;
   body.push(PING);
   // Checked twice per SSE_PING_MS, a comment when nothing went out since the check before: an idle stream gets
   // one every SSE_PING_MS, and no stream is silent for longer.
