@@ -122,7 +122,7 @@ class HashScanner {
         this.tail = Buffer.from(data.subarray(key));
         return;
       }
-      this.s.onHash(hexAt(data, hash, 8), hexAt(data, hash + 8, 14), at);
+      this.s.onHash(hexAt(data, hash, 8), hexAt(data, hash + 8, HASH_HEAD - 8), at);
       from = hash + HASH_HEAD;
     }
     // The last bytes may hold the start of a key or a marker: they are read again with the next chunk.
@@ -146,17 +146,22 @@ const hexAt = (data: Buffer, at: number, digits: number) => Number.parseInt(data
 /**
  * Connects and sends `request`; hands the bytes after the answer's head to `body` once the head is read, with
  * its status. Raw bytes over node:net, as the whole client: the clients stand for users on other machines, and
- * take as little of the cores the service runs on as they can (no HTTP or WebSocket parser, no JSON).
+ * take as little of the cores the service runs on as they can (no HTTP or WebSocket parser, no JSON). The
+ * connection's close or error is `end`, named after `transport`.
  */
 function rawConnection(
   port: number,
   request: string,
+  transport: 'SSE' | 'WS',
+  end: (why: string) => void,
   onHead: (status: string, socket: Socket) => void,
   body: (chunk: Buffer, at: number) => void,
 ) {
   const socket = connect(port, '127.0.0.1');
   socket.setNoDelay(true);
   socket.on('connect', () => socket.write(request));
+  socket.on('close', () => end(`${transport} closed`));
+  socket.on('error', (err) => end(`${transport} ${err.message}`));
   let head: Buffer | undefined = Buffer.alloc(0);
   socket.on('data', (chunk: Buffer) => {
     const at = nowMs();
@@ -177,28 +182,26 @@ function rawConnection(
 
 function openSse(port: number, body: string, s: Subscriber): Promise<void> {
   return new Promise((resolve) => {
+    const end = (why: string) => {
+      s.ended(why);
+      resolve();
+    };
     const scanner = new HashScanner(s);
     const request = `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-    const socket = rawConnection(
+    rawConnection(
       port,
       request,
+      'SSE',
+      end,
       (status, socket) => {
         if (status !== '200') {
-          s.ended(`SSE ${status}`);
+          end(`SSE ${status}`);
           socket.destroy();
         }
         resolve();
       },
       (chunk, at) => scanner.scan(chunk, at),
     );
-    socket.on('close', () => {
-      s.ended('SSE closed');
-      resolve();
-    });
-    socket.on('error', (err) => {
-      s.ended(`SSE ${err.message}`);
-      resolve();
-    });
   });
 }
 
@@ -223,6 +226,10 @@ const NEXT = Buffer.from('{"id":"1","type":"next"');
 
 function openWs(port: number, payload: object, s: Subscriber): Promise<void> {
   return new Promise((resolve) => {
+    const end = (why: string) => {
+      s.ended(why);
+      resolve();
+    };
     const request = `GET /graphql HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\n\r\n`;
     const sendText = (text: string) => socket.write(clientFrame(0x1, Buffer.from(text)));
     /** Bytes of a frame not complete yet. */
@@ -232,11 +239,7 @@ function openWs(port: number, payload: object, s: Subscriber): Promise<void> {
         const key = message.indexOf(HASH_KEY);
         if (key < 0) return note(message.toString('utf8', 0, 300));
         const hash = key + HASH_KEY.length;
-        return s.onHash(
-          Number.parseInt(message.toString('latin1', hash, hash + 8), 16),
-          Number.parseInt(message.toString('latin1', hash + 8, hash + HASH_HEAD), 16),
-          at,
-        );
+        return s.onHash(hexAt(message, hash, 8), hexAt(message, hash + 8, HASH_HEAD - 8), at);
       }
       const text = message.toString('utf8');
       if (text.includes('"type":"connection_ack"')) {
@@ -249,11 +252,12 @@ function openWs(port: number, payload: object, s: Subscriber): Promise<void> {
     const socket = rawConnection(
       port,
       request,
+      'WS',
+      end,
       (status, socket) => {
         if (status !== '101') {
-          s.ended(`WS ${status}`);
-          socket.destroy();
-          return resolve();
+          end(`WS ${status}`);
+          return socket.destroy();
         }
         sendText('{"type":"connection_init"}');
       },
@@ -289,14 +293,6 @@ function openWs(port: number, payload: object, s: Subscriber): Promise<void> {
         pending = at0 < data.length ? Buffer.from(data.subarray(at0)) : undefined;
       },
     );
-    socket.on('close', () => {
-      s.ended('WS closed');
-      resolve();
-    });
-    socket.on('error', (err) => {
-      s.ended(`WS ${err.message}`);
-      resolve();
-    });
   });
 }
 
