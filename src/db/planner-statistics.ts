@@ -12,6 +12,12 @@ import { PollingLoop } from '../polling-loop.ts';
  * nothing then; without a new ANALYZE that plan stays, and every create then reads the whole partition (the
  * foreign key check of an order's intents) and every quote (the quote's consumption), slower with each order.
  * An ANALYZE makes every connection plan those statements again, with the sizes as they are.
+ *
+ * So it analyzes a table each time it doubles, not at autovacuum's tenth: a plan turns on sizes in orders of
+ * magnitude (a scan or an index), and every ANALYZE makes each connection plan again every statement that reads
+ * the table. On a young book taking orders, a tenth came every few seconds, and planning the live updates'
+ * joined read again on each connection cost PostgreSQL more than running it (test/bench/README.md, Live
+ * updates). Autovacuum, where it runs, keeps its own finer threshold at its own pace.
  */
 const INTERVAL_MS = 5_000;
 
@@ -47,15 +53,15 @@ export class PlannerStatisticsKeeper extends PollingLoop {
 }
 
 /**
- * The tables of the current schema that this role may analyze, changed by more than autovacuum's default
- * analyze threshold (50 rows plus a tenth of the table) since their last ANALYZE, most changed first.
+ * The tables of the current schema that this role may analyze, changed by more than 50 rows plus the table's
+ * size at its last ANALYZE since then (grown to twice that, for a table that only grows), most changed first.
  */
 async function grownTables(prisma: PrismaClient): Promise<string[]> {
   const rows = await prisma.$queryRaw<{ name: string }[]>`
     SELECT format('%I.%I', s.schemaname, s.relname) AS name
     FROM pg_stat_user_tables AS s JOIN pg_class AS c ON c.oid = s.relid
     WHERE s.schemaname = current_schema() AND c.relkind = 'r' AND pg_has_role(c.relowner, 'USAGE')
-      AND s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0)
+      AND s.n_mod_since_analyze > 50 + greatest(c.reltuples, 0)
     ORDER BY s.n_mod_since_analyze DESC`;
   return rows.map((row) => row.name);
 }
