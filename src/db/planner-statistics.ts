@@ -3,9 +3,9 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import { PollingLoop } from '../polling-loop.ts';
 
 /**
- * Keeps the planner's statistics up with tables that grow, as autovacuum would (README, Deployment: Data that
- * grows), for the databases where it does not: PGlite has no autovacuum, a PostgreSQL may run with it off,
- * and where it runs it reaches a table only after its naptime.
+ * Keeps the planner's statistics up with tables that grow (README, Deployment: Data that grows), for the
+ * databases where autovacuum does not: PGlite has none, a PostgreSQL may run with it off, and where it runs
+ * it reaches a table only after its naptime.
  *
  * Why it matters: each connection plans a statement once and keeps the plan until the statistics of a table
  * it reads change. A plan made while a table or this month's partition was empty scans it whole, which costs
@@ -13,11 +13,12 @@ import { PollingLoop } from '../polling-loop.ts';
  * foreign key check of an order's intents) and every quote (the quote's consumption), slower with each order.
  * An ANALYZE makes every connection plan those statements again, with the sizes as they are.
  *
- * So it analyzes a table each time it doubles, not at autovacuum's tenth: a plan turns on sizes in orders of
- * magnitude (a scan or an index), and every ANALYZE makes each connection plan again every statement that reads
- * the table. On a young book taking orders, a tenth came every few seconds, and planning the live updates'
- * joined read again on each connection cost PostgreSQL more than running it (test/bench/README.md, Live
- * updates). Autovacuum, where it runs, keeps its own finer threshold at its own pace.
+ * So it analyzes a table once it has changed by as many rows as it had at its last ANALYZE (a table that only
+ * grows: each time it doubles), not at autovacuum's tenth: a plan turns on sizes in orders of magnitude (a scan
+ * or an index), and every ANALYZE makes each connection plan again every statement that reads the table. On a
+ * young book taking orders, a tenth came every few seconds, and planning the live updates' read again on each
+ * connection took PostgreSQL longer than running it (test/bench/README.md, Live updates). Autovacuum, where it
+ * runs, keeps its own finer threshold at its own pace.
  */
 const INTERVAL_MS = 5_000;
 
@@ -53,15 +54,17 @@ export class PlannerStatisticsKeeper extends PollingLoop {
 }
 
 /**
- * The tables of the current schema that this role may analyze, changed by more than 50 rows plus the table's
- * size at its last ANALYZE since then (grown to twice that, for a table that only grows), most changed first.
+ * The tables of the current schema that this role may analyze, changed since their last ANALYZE by more than 50
+ * rows plus the rows they had then, most changed first. The rows they had then are their live rows less those
+ * changes (exact for a table that only grows), not `reltuples`: a VACUUM sets that to the size it finds without
+ * resetting the changes, so a table vacuumed as often as it doubles would never be analyzed again.
  */
 async function grownTables(prisma: PrismaClient): Promise<string[]> {
   const rows = await prisma.$queryRaw<{ name: string }[]>`
     SELECT format('%I.%I', s.schemaname, s.relname) AS name
     FROM pg_stat_user_tables AS s JOIN pg_class AS c ON c.oid = s.relid
     WHERE s.schemaname = current_schema() AND c.relkind = 'r' AND pg_has_role(c.relowner, 'USAGE')
-      AND s.n_mod_since_analyze > 50 + greatest(c.reltuples, 0)
+      AND s.n_mod_since_analyze > 50 + greatest(s.n_live_tup - s.n_mod_since_analyze, 0)
     ORDER BY s.n_mod_since_analyze DESC`;
   return rows.map((row) => row.name);
 }

@@ -1,7 +1,8 @@
 /**
  * Live updates at scale (test/bench/README.md, "Live updates"): BENCH_LIVE_SUBSCRIBERS subscribers, half SSE
  * and half WebSocket, on `npm start` with production settings over PostgreSQL, while an order is created
- * through the API every BENCH_LIVE_INTERVAL_MS for BENCH_LIVE_SECONDS. Prints delivery latency from the
+ * through the API every BENCH_LIVE_INTERVAL_MS for BENCH_LIVE_SECONDS, after BENCH_LIVE_WARM_SECONDS of the same
+ * schedule unmeasured. Prints delivery latency from the
  * create's send to each subscriber's receipt (p50/p99/max) and from the create's answer (the fan-out alone),
  * the deliveries missing, the server's memory per subscriber and its CPU per delivery; first on one instance,
  * then on three sharing Redis (subscribers spread over the three, orders created through the first).
