@@ -52,7 +52,8 @@ export interface ByIdOptions {
    * Read through the row store's prepared statement, not Prisma Client: for the reads every live update repeats
    * on every instance, and an escrow event's answer (src/schema/order.ts, orderOrThrow). Prisma Client gathers
    * concurrent reads by id into one `IN` list, a statement of another text for each length, which PostgreSQL
-   * parses and plans anew; the row store's `id = ANY($1)` is one text, planned once per connection. The price is the SQL span (README, Traces).
+   * parses and plans anew; the row store's `id = ANY($1)` is one text, planned once per connection. The price
+   * is the SQL span (README, Traces).
    * Where reads are prepared (PostgreSQL), both intents come in the same statement (ReadOptions.withIntents): one
    * round trip per update, not two. On PGlite, which plans every read anew, planning that join over the intents'
    * partitions costs more than a second statement.

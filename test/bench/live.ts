@@ -306,6 +306,29 @@ function ask<T>(child: ChildProcess, type: string): Promise<T> {
   });
 }
 
+/**
+ * Calls `send` for 0 to `events` - 1, one every INTERVAL_MS, with at most IN_FLIGHT unanswered: past that the
+ * schedule slips rather than queueing requests in the client, whose wait would count as delivery. Sends nothing
+ * after `windowMs`, then waits for the answers of what it sent.
+ */
+async function onSchedule(events: number, windowMs: number, send: (n: number) => Promise<unknown>) {
+  const inFlight = new Set<Promise<unknown>>();
+  let worstLagMs = 0;
+  const start = performance.now();
+  for (let n = 0; n < events && performance.now() - start < windowMs; n++) {
+    const due = start + n * INTERVAL_MS;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    while (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
+    worstLagMs = Math.max(worstLagMs, performance.now() - due);
+    const sent = send(n).finally(() => inFlight.delete(sent));
+    inFlight.add(sent);
+  }
+  const sendingSeconds = (performance.now() - start) / 1000;
+  await Promise.all(inFlight);
+  return { start, worstLagMs, sendingSeconds };
+}
+
 async function scenario(instances: number) {
   const run = randomUUID().slice(0, 8);
   const users = Array.from({ length: TOPICS }, (_, i) => `live-${run}-${i}`);
@@ -361,15 +384,7 @@ async function scenario(instances: number) {
   // bench is warmed up before it is measured. At this rate the pools open their connections to PostgreSQL, each
   // plans its statements, and V8 compiles the hot paths; those first seconds held most of a run's tail
   // (test/bench/README.md, Live updates).
-  const warming = new Set<Promise<unknown>>();
-  for (let n = 0, begin = performance.now(); n < WARM_EVENTS; n++) {
-    const wait = begin + n * INTERVAL_MS - performance.now();
-    if (wait > 1) await sleep(wait);
-    while (warming.size >= IN_FLIGHT) await Promise.race(warming);
-    const sent = createOrder(ingest, pool.pop()!, users[n % TOPICS]!, WARM_UP).finally(() => warming.delete(sent));
-    warming.add(sent);
-  }
-  await Promise.all(warming);
+  await onSchedule(WARM_EVENTS, WARM_SECONDS * 1000, (n) => createOrder(ingest, pool.pop()!, users[n % TOPICS]!, WARM_UP));
   const cpuConnected = servers.map((s) => usage(s.child.pid!).cpuMs);
   const clientsConnected = clients.map((c) => usage(c.pid!).cpuMs);
   const benchConnected = process.cpuUsage();
@@ -377,10 +392,8 @@ async function scenario(instances: number) {
   const postgresConnected = commandCpuMs(['postgres']);
   const redisConnected = commandCpuMs(['redis-server']);
 
-  // The measured run: one order every INTERVAL_MS, with at most IN_FLIGHT creates unanswered. Past that the
-  // schedule slips (printed as the achieved rate) rather than queueing requests whose wait would count as delivery.
+  // The measured run (onSchedule); how far the schedule slipped is printed as the achieved rate.
   const acked: boolean[] = [];
-  const inFlight = new Set<Promise<void>>();
   // Answers go to the clients every few ms, together: a message per create would wake each client process once more
   // per event. Each answer carries its own time, so when a client learns of it does not change a latency.
   let answers: AnsweredCommand['answers'] = [];
@@ -393,27 +406,16 @@ async function scenario(instances: number) {
   const answersTimer = setInterval(passAnswers, 20);
   /** Each create's own time, send to answer: the part of the latency that is not the fan-out. */
   const createMs: number[] = [];
-  let worstLagMs = 0;
-  const start = performance.now();
-  // Ends with the window however far the schedule slipped: what was not sent by then is `not_sent`.
-  for (let seq = 0; seq < EVENTS && performance.now() - start < SECONDS * 1000; seq++) {
-    const due = start + seq * INTERVAL_MS;
-    const wait = due - performance.now();
-    if (wait > 1) await sleep(wait);
-    while (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
-    worstLagMs = Math.max(worstLagMs, performance.now() - due);
+  // What the window did not send, however far the schedule slipped, is `not_sent`.
+  const { start, worstLagMs, sendingSeconds } = await onSchedule(EVENTS, SECONDS * 1000, (seq) => {
     const sentAt = performance.now();
-    const sent: Promise<void> = createOrder(ingest, pool.pop()!, users[seq % TOPICS]!, seq).then((ok) => {
+    return createOrder(ingest, pool.pop()!, users[seq % TOPICS]!, seq).then((ok) => {
       acked[seq] = ok;
       // The event is in the book (ingested) by its answer at the latest: the clients measure from it too.
       if (ok) answers.push([seq, nowMs()]);
       createMs.push(performance.now() - sentAt);
-      inFlight.delete(sent);
     });
-    inFlight.add(sent);
-  }
-  const ingestSeconds = (performance.now() - start) / 1000;
-  await Promise.all([...inFlight]);
+  });
   clearInterval(answersTimer);
   passAnswers();
   const expected = acked.reduce((sum, ok, seq) => sum + (ok ? perUser.get(users[seq % TOPICS]!)! : 0), 0);
@@ -459,7 +461,7 @@ async function scenario(instances: number) {
       not_sent: EVENTS - acked.length,
       interval_ms: INTERVAL_MS,
       worst_send_lag_ms: Math.round(worstLagMs),
-      achieved_per_second: Math.round(acked.filter(Boolean).length / ingestSeconds),
+      achieved_per_second: Math.round(acked.filter(Boolean).length / sendingSeconds),
     },
     create_ms: percentiles(createMs),
     deliveries: { expected, delivered, missing },
